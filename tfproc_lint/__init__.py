@@ -1,0 +1,3 @@
+"""tfproc-lint: find TensorFlow runtime state crossing process boundaries."""
+
+__version__ = "0.1.0"

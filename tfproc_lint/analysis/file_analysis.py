@@ -1,0 +1,195 @@
+"""Everything the rules need to know about one module, computed once and shared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tfproc_lint.analysis.routes import Crossing, RouteFinder
+from tfproc_lint.analysis.tf_usage import TensorFlowUsage
+from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
+from tfproc_lint.analysis.values import (
+    PROCESS_OWNERS, STATE, Classifier, Kind, Value, enclosing_function, literal_start_method,
+)
+from tfproc_lint.config import Config
+
+
+@dataclass(eq=False)
+class Worker:
+    """What a worker process runs: a function, a bound method, a closure, a lambda, ..."""
+
+    kind: str  # function | method | closure | lambda | tf_function | unknown
+    node: cst.BaseExpression
+    scope: Scope
+    function: FunctionInfo | None = None
+    lambda_node: cst.Lambda | None = None
+    instance_class: ClassInfo | None = None
+
+
+@dataclass(eq=False)
+class Owner:
+    """A pool, executor or process made in this file, with what its workers run."""
+
+    value: Value
+    construction: cst.Call
+    site: CallSite
+    workers: list[Worker] = field(default_factory=list)
+    fork_calls: list[cst.Call] = field(default_factory=list)
+
+
+class FileAnalysis:
+    def __init__(self, module: cst.Module, path: str, config: Config) -> None:
+        self.module = module
+        self.path = path
+        self.config = config
+        self.symbols = SymbolTable(module)
+        self.classifier = Classifier(self.symbols)
+        self._routes = RouteFinder(self.symbols, self.classifier)
+
+    @cached_property
+    def tf(self) -> TensorFlowUsage:
+        return TensorFlowUsage(self)
+
+    # crossings and owners ------------------------------------------------------------------------
+    @cached_property
+    def crossings(self) -> list[Crossing]:
+        found = []
+        for site in self.symbols.calls:
+            found.extend(self._routes.crossings(site))
+        return found
+
+    @cached_property
+    def owners(self) -> dict[cst.Call, Owner]:
+        owners: dict[cst.Call, Owner] = {}
+
+        def owner_for(value: Value, site: CallSite) -> Owner | None:
+            if value.kind not in PROCESS_OWNERS or not isinstance(value.origin, cst.Call):
+                return None
+            owner = owners.get(value.origin)
+            if owner is None:
+                origin_site = self._site_of(value.origin) or site
+                owner = owners[value.origin] = Owner(value, value.origin, origin_site, fork_calls=[value.origin])
+            return owner
+
+        for crossing in self.crossings:
+            owner = owner_for(crossing.owner, crossing.site)
+            if owner is None:
+                continue
+            if crossing.callable is not None:
+                owner.workers.append(self.worker(crossing.callable, crossing.callable_scope, crossing.site.order))
+            if crossing.owner.kind is Kind.EXECUTOR and crossing.call is not owner.construction:
+                owner.fork_calls.append(crossing.call)
+            if crossing.owner.kind is Kind.PROCESS and isinstance(crossing.owner.info, ClassInfo):
+                run = self.find_method(crossing.owner.info, "run")
+                if run is not None:
+                    owner.workers.append(Worker("method", crossing.call, run.scope, run,
+                                                instance_class=crossing.owner.info))
+        for site in self.symbols.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "start" and not site.node.args:
+                value = self.classifier.classify(func.value, site.scope, site.order)
+                owner = owner_for(value, site)
+                if owner is not None:
+                    owner.fork_calls.append(site.node)
+        return owners
+
+    def _site_of(self, call: cst.Call) -> CallSite | None:
+        return self._sites.get(call)
+
+    @cached_property
+    def _sites(self) -> dict[cst.Call, CallSite]:
+        return {site.node: site for site in self.symbols.calls}
+
+    def site(self, call: cst.Call) -> CallSite | None:
+        return self._sites.get(call)
+
+    # start methods ----------------------------------------------------------------------------------
+    @cached_property
+    def file_start_method(self) -> str | None:
+        """The method given to `set_start_method(...)` in this file, if one and only one."""
+        methods = set()
+        for site in self.symbols.calls:
+            name = self.classifier.qualified_name(site.node.func, site.scope, site.order)
+            if name == "multiprocessing.set_start_method":
+                methods.add(literal_start_method(site.node))
+        if len(methods) == 1:
+            return methods.pop()
+        return "unknown" if methods else None
+
+    def start_method(self, value: Value) -> tuple[str, str]:
+        """(method, why) for a pool/process/executor/queue value."""
+        if value.method and value.method not in ("default",):
+            return value.method, "named where it is created"
+        if self.file_start_method:
+            return self.file_start_method, "set_start_method() in this file"
+        return self.config.default_start_method()
+
+    # callables -------------------------------------------------------------------------------------
+    def worker(self, node: cst.BaseExpression, scope: Scope, order: int) -> Worker:
+        if isinstance(node, cst.Lambda):
+            return Worker("lambda", node, self.symbols.scope_of_node.get(node, scope), lambda_node=node)
+        if isinstance(node, cst.Attribute):
+            klass = self.classifier.instance_class(node.value, scope, order)
+            if klass is not None:
+                method = self.find_method(klass, node.attr.value)
+                if method is not None:
+                    static = method.self_name is None
+                    return Worker("function" if static else "method", node, scope, method,
+                                  instance_class=None if static else klass)
+            return Worker("unknown", node, scope)
+        value = self.classifier.classify(node, scope, order)
+        if value.kind is Kind.TF_FUNCTION:
+            return Worker("tf_function", node, scope)
+        if value.kind is Kind.FUNCTION and value.info is not None:
+            info: FunctionInfo = value.info
+            parent = info.scope.parent
+            nested = parent is not None and parent.kind in ("function", "lambda")
+            return Worker("closure" if nested else "function", node, scope, info)
+        return Worker("unknown", node, scope)
+
+    def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
+        for info in self.classifier.class_lineage(klass):
+            for statement in info.node.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                    return self.symbols.functions.get(statement)
+        return None
+
+    def state_attributes(self, klass: ClassInfo) -> list[tuple[str, Value]]:
+        """`self.x` attributes holding TF state once the object is constructed."""
+        found = []
+        for name in self.classifier.class_attributes(klass):
+            value = self.classifier.class_attribute(klass, name)
+            if value.kind in STATE:
+                found.append((name, value))
+        return found
+
+    def sent_state(self, crossing: Crossing) -> list[tuple[cst.BaseExpression, Value]]:
+        """The sent expressions that evaluate to TensorFlow state."""
+        found = []
+        for sent in crossing.sent:
+            value = self.classifier.classify(sent.node, sent.scope, crossing.site.order)
+            if value.kind in STATE:
+                found.append((sent.node, value))
+        return found
+
+    def function_of(self, scope: Scope) -> FunctionInfo | None:
+        return enclosing_function(scope)
+
+    # positions and text -----------------------------------------------------------------------------
+    @cached_property
+    def _positions(self):
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return wrapper.resolve(PositionProvider)
+
+    def position(self, node: cst.CSTNode):
+        return self._positions[node]
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self._positions[node].start.line
+
+    def code(self, node: cst.CSTNode, limit: int = 60) -> str:
+        text = " ".join(self.module.code_for_node(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."

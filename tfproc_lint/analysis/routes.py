@@ -1,0 +1,225 @@
+"""Process boundaries: the calls through which objects reach another process.
+
+For every call site this finds the route (Pool.map, Process(args=), Queue.put, ...), the owner
+(the pool, executor, process or queue, with the start method named where it was made), the
+expressions sent and the worker callable. Thread pools are never routes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfproc_lint.analysis.symbols import CallSite, Scope, SymbolTable
+from tfproc_lint.analysis.values import Classifier, Kind, Value, argument, keyword, positional
+
+POOL_TASK_METHODS = {
+    # method: (index of the callable, index of the iterable or args, how the data is given)
+    "map": (0, 1, "iterable"),
+    "imap": (0, 1, "iterable"),
+    "imap_unordered": (0, 1, "iterable"),
+    "map_async": (0, 1, "iterable"),
+    "starmap": (0, 1, "star_iterable"),
+    "starmap_async": (0, 1, "star_iterable"),
+    "apply": (0, 1, "args"),
+    "apply_async": (0, 1, "args"),
+}
+_ITERABLE_KEYWORDS = {"iterable": "iterable"}
+QUEUE_METHODS = {"put", "put_nowait"}
+ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | {"submit", "send", "start"}
+
+
+@dataclass(eq=False)
+class Sent:
+    """An expression that crosses the boundary, with the scope its names resolve in."""
+
+    node: cst.BaseExpression
+    scope: Scope
+
+
+@dataclass(eq=False)
+class Crossing:
+    route: str  # e.g. "Pool.map", "Process(args=...)", "Queue.put"
+    call: cst.Call
+    site: CallSite
+    owner: Value
+    pickled: str  # "always" | "unless-fork" | "feeder-thread" | "never"
+    sent: list[Sent] = field(default_factory=list)
+    callable: cst.BaseExpression | None = None
+    callable_scope: Scope | None = None
+
+
+class RouteFinder:
+    def __init__(self, symbols: SymbolTable, classifier: Classifier) -> None:
+        self.symbols = symbols
+        self.classifier = classifier
+
+    def crossings(self, site: CallSite) -> list[Crossing]:
+        call = site.node
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if not name:
+            return []
+        if name in ROUTE_METHODS and isinstance(func, cst.Attribute):
+            crossing = self._method_route(site, func, name)
+            return [crossing] if crossing else []
+        value = self.classifier.classify(call, site.scope, site.order)
+        if value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.PROCESS) and value.origin is call:
+            return self._constructor_routes(site, value)
+        return []
+
+    # constructors: Process(target, args, kwargs), Pool(initializer, initargs) ---------------------
+    def _constructor_routes(self, site: CallSite, owner: Value) -> list[Crossing]:
+        call = site.node
+        if owner.kind is Kind.PROCESS:
+            if owner.info is not None:  # a Process subclass: its constructor arguments
+                crossing = Crossing(f"{owner.detail}(...)", call, site, owner, "unless-fork")
+                for arg in call.args:
+                    crossing.sent.append(Sent(arg.value, site.scope))
+                return [crossing]
+            crossing = Crossing("Process(args=...)", call, site, owner, "unless-fork")
+            self._set_callable(crossing, argument(call, 1, "target"), site.scope)
+            self._add_elements(crossing, argument(call, 3, "args"), site.scope)
+            self._add_elements(crossing, argument(call, 4, "kwargs"), site.scope)
+            return [crossing]
+        initializer_index = 1 if owner.kind is Kind.POOL else 2
+        route = "Pool(initargs=...)" if owner.kind is Kind.POOL else "ProcessPoolExecutor(initargs=...)"
+        initializer = argument(call, initializer_index, "initializer")
+        if initializer is None:
+            return []
+        crossing = Crossing(route, call, site, owner, "unless-fork")
+        self._set_callable(crossing, initializer, site.scope)
+        self._add_elements(crossing, argument(call, initializer_index + 1, "initargs"), site.scope)
+        return [crossing]
+
+    # methods: pool.map(...), executor.submit(...), queue.put(...), conn.send(...) ---------------
+    def _method_route(self, site: CallSite, func: cst.Attribute, name: str) -> Crossing | None:
+        call = site.node
+        owner = self.classifier.classify(func.value, site.scope, site.order)
+        kind = owner.kind
+        if kind is Kind.POOL and name in POOL_TASK_METHODS:
+            callable_index, data_index, shape = POOL_TASK_METHODS[name]
+            crossing = Crossing(f"Pool.{name}", call, site, owner, "always")
+            self._set_callable(crossing, argument(call, callable_index, "func"), site.scope)
+            if shape == "args":
+                self._add_elements(crossing, argument(call, data_index, "args"), site.scope)
+                self._add_elements(crossing, argument(call, data_index + 1, "kwds"), site.scope)
+            else:
+                data = argument(call, data_index, "iterable")
+                self._add_iterable(crossing, data, site.scope, starred=shape == "star_iterable")
+            return crossing
+        if kind is Kind.EXECUTOR and name in ("submit", "map"):
+            crossing = Crossing(f"ProcessPoolExecutor.{name}", call, site, owner, "always")
+            positional_args = [arg for arg in call.args if arg.keyword is None]
+            if positional_args:
+                self._set_callable(crossing, positional_args[0].value, site.scope)
+            for arg in call.args[1:]:
+                if name == "map" and arg.keyword is not None:
+                    continue  # timeout=, chunksize=
+                if name == "submit" or arg.keyword is None:
+                    if name == "map":
+                        self._add_iterable(crossing, arg.value, site.scope, starred=False)
+                    else:
+                        crossing.sent.append(Sent(arg.value, site.scope))
+            return crossing
+        if kind is Kind.QUEUE and name in QUEUE_METHODS:
+            proxy = bool(owner.extra.get("proxy"))
+            simple = owner.detail.endswith("SimpleQueue")
+            pickled = "always" if (proxy or simple) else "feeder-thread"
+            crossing = Crossing(f"{'Manager ' if proxy else ''}Queue.{name}", call, site, owner, pickled)
+            self._add_value(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope)
+            return crossing
+        if kind is Kind.CONNECTION and name == "send":
+            crossing = Crossing("Connection.send", call, site, owner, "always")
+            self._add_value(crossing, argument(call, 0, "obj"), site.scope)
+            return crossing
+        return None
+
+    # helpers ---------------------------------------------------------------------------------
+    def _set_callable(self, crossing: Crossing, node, scope: Scope) -> None:
+        if node is None:
+            return
+        # functools.partial(worker, state, ...): the worker is the callable, the rest is sent.
+        if isinstance(node, cst.Call):
+            name = self.classifier.qualified_name(node.func, scope, crossing.site.order)
+            if name == "functools.partial" and node.args:
+                crossing.callable, crossing.callable_scope = node.args[0].value, scope
+                for arg in node.args[1:]:
+                    crossing.sent.append(Sent(arg.value, scope))
+                return
+        crossing.callable, crossing.callable_scope = node, scope
+
+    def _add_value(self, crossing: Crossing, node, scope: Scope) -> None:
+        if node is not None:
+            crossing.sent.append(Sent(node, scope))
+
+    def _add_elements(self, crossing: Crossing, node, scope: Scope, depth: int = 0) -> None:
+        """Elements of an args tuple / kwargs dict, looking into nested displays."""
+        if node is None or depth > 3:
+            return
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+            for element in node.elements:
+                self._add_container_member(crossing, element.value, scope, depth)
+        elif isinstance(node, cst.Dict):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    self._add_container_member(crossing, element.value, scope, depth)
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+            for arg in node.args:
+                self._add_container_member(crossing, arg.value, scope, depth)
+        else:
+            crossing.sent.append(Sent(node, scope))
+
+    def _add_container_member(self, crossing, node, scope, depth) -> None:
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict)):
+            self._add_elements(crossing, node, scope, depth + 1)
+        else:
+            crossing.sent.append(Sent(node, scope))
+
+    def _add_iterable(self, crossing: Crossing, node, scope: Scope, starred: bool, depth: int = 0) -> None:
+        """What each task receives from an iterable argument of map/starmap."""
+        if node is None or depth > 3:
+            return
+        add = self._add_elements if starred else self._add_container_member
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            for element in node.elements:
+                add(crossing, element.value, scope, depth)
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            inner = self.symbols.scope_of_node.get(node, scope)
+            add(crossing, node.elt, inner, depth)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            for side in (node.left, node.right):
+                if isinstance(side, (cst.List, cst.Tuple)):
+                    self._add_iterable(crossing, side, scope, starred, depth + 1)
+        elif isinstance(node, cst.Call):
+            name = self.classifier.qualified_name(node.func, scope, crossing.site.order)
+            if name in ("itertools.repeat",) and node.args:
+                add(crossing, node.args[0].value, scope, depth)
+            elif name in ("zip", "itertools.product", "builtins.zip") or (
+                isinstance(node.func, cst.Name) and node.func.value == "zip"
+                and not self.symbols.bindings_at("zip", scope, crossing.site.order)
+            ):
+                for arg in node.args:
+                    self._add_iterable(crossing, arg.value, scope, False, depth + 1)
+        elif isinstance(node, cst.Name):
+            # tasks = [(sess, x) for x in xs]; pool.starmap(f, tasks)
+            bindings = self.symbols.bindings_at(node.value, scope, crossing.site.order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                binding = bindings[0]
+                if isinstance(binding.value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)):
+                    self._add_iterable(crossing, binding.value, binding.scope, starred, depth + 1)
+
+
+def has_initializer(call: cst.Call, kind: Kind) -> bool:
+    index = 1 if kind is Kind.POOL else 2
+    node = argument(call, index, "initializer")
+    return node is not None and not (isinstance(node, cst.Name) and node.value == "None")
+
+
+def one_task_per_child(call: cst.Call, kind: Kind) -> bool:
+    """`maxtasksperchild=1` / `max_tasks_per_child=1`: a deliberate process per task."""
+    node = keyword(call, "maxtasksperchild") if kind is Kind.POOL else keyword(call, "max_tasks_per_child")
+    if node is None and kind is Kind.POOL:
+        node = positional(call, 3)
+    return isinstance(node, cst.Integer) and node.evaluated_value == 1

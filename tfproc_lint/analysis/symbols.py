@@ -1,0 +1,426 @@
+"""A lean symbol table over a LibCST module, built in one traversal.
+
+LibCST's ScopeProvider + QualifiedNameProvider cost about 5x a bare parse on real TensorFlow code
+(see docs/design.md); this table records only what the rules ask: per scope, the bindings of each
+name (imports with their qualified names, assignments with their values, definitions, parameters),
+`self.x = ...` attributes per class, and every call site with its scope and textual order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import libcst as cst
+
+
+@dataclass(eq=False)
+class Binding:
+    name: str
+    kind: str  # import | assign | def | class | param | with | for | except | unpack
+    order: int
+    scope: "Scope"  # where the bound value's own names resolve
+    value: cst.CSTNode | None = None  # assigned expression, with-item, FunctionDef, ClassDef
+    qualified: str | None = None  # imports: "tensorflow.compat.v1"
+    unpack_index: int | None = None  # `a, b = value`: the position of this name
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # module | class | function | lambda | comprehension
+    node: cst.CSTNode
+    parent: "Scope | None"
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    global_names: set[str] = field(default_factory=set)
+    nonlocal_names: set[str] = field(default_factory=set)
+    class_info: "ClassInfo | None" = None  # for class scopes
+    function: "FunctionInfo | None" = None  # for function scopes
+
+    def add(self, binding: Binding) -> None:
+        self.bindings.setdefault(binding.name, []).append(binding)
+
+    @property
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: cst.ClassDef
+    scope: Scope  # the class body scope
+    outer: Scope  # where the bases resolve
+    attributes: dict[str, list[Binding]] = field(default_factory=dict)  # self.x = ... by method
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    node: cst.FunctionDef
+    scope: Scope  # the function's own scope
+    class_info: ClassInfo | None  # set for methods
+    order: int
+
+    @property
+    def decorator_names(self) -> list[str]:
+        return [_dotted(d.decorator) for d in self.node.decorators]
+
+    @property
+    def self_name(self) -> str | None:
+        params = self.node.params.params
+        if self.class_info is None or not params:
+            return None
+        if any(name.endswith(("staticmethod", "classmethod")) for name in self.decorator_names):
+            return None
+        return params[0].name.value
+
+
+@dataclass(eq=False)
+class CallSite:
+    node: cst.Call
+    scope: Scope
+    order: int
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    """`a.b.c` -> "a.b.c"; a call `f(...)` -> the callee's dotted name; otherwise ""."""
+    if isinstance(node, cst.Call):
+        return _dotted(node.func)
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
+dotted_name = _dotted
+
+
+class SymbolTable:
+    """Scopes, bindings, classes, functions and call sites of one module."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module_node = module
+        collector = _Collector(module)
+        module.visit(collector)
+        self.module_scope: Scope = collector.module_scope
+        self.calls: list[CallSite] = collector.calls
+        self.functions: dict[cst.FunctionDef, FunctionInfo] = collector.functions
+        self.classes: dict[cst.ClassDef, ClassInfo] = collector.classes
+        self.scope_of_node: dict[cst.CSTNode, Scope] = collector.scope_of_node
+        self.order_of_node: dict[cst.CSTNode, int] = collector.order_of_node
+        self.imported_modules: set[str] = collector.imported_modules
+
+    # Name resolution ---------------------------------------------------------------------------
+    def resolving_scope(self, name: str, scope: Scope) -> Scope | None:
+        """The scope whose binding of `name` a use in `scope` sees (Python's LEGB, class-aware)."""
+        if name in scope.global_names:
+            return scope.module
+        if name in scope.nonlocal_names:
+            current = scope.parent
+            while current is not None and not (current.kind == "function" and name in current.bindings):
+                current = current.parent
+            return current
+        current: Scope | None = scope
+        first = True
+        while current is not None:
+            # A class body's names are invisible to the functions nested in it.
+            if (first or current.kind != "class") and name in current.bindings:
+                return current
+            first = False
+            current = current.parent
+        return None
+
+    def bindings_at(self, name: str, scope: Scope, order: int) -> list[Binding]:
+        """The bindings that may reach a use of `name` at `order` in `scope`.
+
+        In the same scope: the last binding textually before the use (flow-insensitive within
+        branches, which prefers a miss: `sess = None` before the call hides a later session).
+        From an enclosing scope: every binding there (the use may run at any time).
+        """
+        owner = self.resolving_scope(name, scope)
+        if owner is None:
+            return []
+        bindings = owner.bindings[name]
+        if owner is scope or (owner is scope.module and scope.kind == "module"):
+            before = [b for b in bindings if b.order < order]
+            if before:
+                return [before[-1]]
+        return list(bindings)
+
+    def iter_scopes(self) -> Iterator[Scope]:
+        seen: set[int] = set()
+        for scope in self.scope_of_node.values():
+            if id(scope) not in seen:
+                seen.add(id(scope))
+                yield scope
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+class _Collector(cst.CSTVisitor):
+    def __init__(self, module: cst.Module) -> None:
+        self.module_scope = Scope("module", module, None)
+        self.scope = self.module_scope
+        self.counter = 0
+        self.calls: list[CallSite] = []
+        self.functions: dict[cst.FunctionDef, FunctionInfo] = {}
+        self.classes: dict[cst.ClassDef, ClassInfo] = {}
+        self.scope_of_node: dict[cst.CSTNode, Scope] = {module: self.module_scope}
+        self.order_of_node: dict[cst.CSTNode, int] = {}
+        self.imported_modules: set[str] = set()
+        self.function_stack: list[FunctionInfo] = []
+
+    # helpers ------------------------------------------------------------------------------------
+    def _tick(self) -> int:
+        self.counter += 1
+        return self.counter
+
+    def _target_scope(self, name: str) -> Scope:
+        if name in self.scope.global_names:
+            return self.module_scope
+        if name in self.scope.nonlocal_names:
+            current = self.scope.parent
+            while current is not None and current.kind != "function":
+                current = current.parent
+            return current or self.module_scope
+        return self.scope
+
+    def _bind(self, name: str, kind: str, value=None, qualified=None, unpack_index=None) -> None:
+        binding = Binding(name, kind, self._tick(), self.scope, value, qualified, unpack_index)
+        self._target_scope(name).add(binding)
+
+    def _bind_target(self, target: cst.BaseExpression, kind: str, value, index=None) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, kind, value, unpack_index=index)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for position, element in enumerate(target.elements):
+                inner = element.value
+                if isinstance(element, cst.StarredElement):
+                    self._bind_target(inner, kind, None)
+                else:
+                    self._bind_target(inner, "unpack" if kind == "assign" else kind, value, position)
+        elif isinstance(target, cst.Attribute):
+            self._bind_attribute(target, value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, kind, None)
+
+    def _bind_attribute(self, target: cst.Attribute, value) -> None:
+        """Record `self.x = value` in the enclosing class."""
+        if not self.function_stack or value is None:
+            return
+        function = self.function_stack[-1]
+        if function.class_info is None or not isinstance(target.value, cst.Name):
+            return
+        if target.value.value != function.self_name:
+            return
+        binding = Binding(target.attr.value, "assign", self._tick(), self.scope, value)
+        function.class_info.attributes.setdefault(target.attr.value, []).append(binding)
+        self.order_of_node[target] = binding.order
+
+    def _push(self, kind: str, node: cst.CSTNode) -> Scope:
+        scope = Scope(kind, node, self.scope)
+        self.scope_of_node[node] = scope
+        self.scope = scope
+        return scope
+
+    def _pop(self) -> None:
+        assert self.scope.parent is not None
+        self.scope = self.scope.parent
+
+    # imports ------------------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, "import", qualified=full)
+            else:
+                head = full.split(".")[0]
+                self._bind(head, "import", qualified=head)
+            self.imported_modules.add(full)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None:
+            base = None  # a relative import names the project's own modules
+        else:
+            base = _dotted(node.module)
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            imported = _dotted(alias.name)
+            local = imported
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            qualified = f"{base}.{imported}" if base else None
+            self._bind(local, "import", qualified=qualified)
+            if base:
+                self.imported_modules.add(base)
+
+    # definitions --------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._bind(node.name.value, "def", node)
+        for decorator in node.decorators:
+            decorator.visit(self)
+        self._visit_param_defaults(node.params)
+        if node.returns is not None:
+            node.returns.visit(self)
+        class_info = self.scope.class_info if self.scope.kind == "class" else None
+        scope = self._push("function", node)
+        info = FunctionInfo(node, scope, class_info, self._tick())
+        scope.function = info
+        self.functions[node] = info
+        self.function_stack.append(info)
+        self._bind_params(node.params)
+        node.body.visit(self)
+        self.function_stack.pop()
+        self._pop()
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._visit_param_defaults(node.params)
+        self._push("lambda", node)
+        self._bind_params(node.params)
+        node.body.visit(self)
+        self._pop()
+        return False
+
+    def _visit_param_defaults(self, params: cst.Parameters) -> None:
+        for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+            if param.default is not None:
+                param.default.visit(self)
+
+    def _bind_params(self, params: cst.Parameters) -> None:
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        for extra in (params.star_arg, params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                every.append(extra)
+        for param in every:
+            self._bind(param.name.value, "param", param)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self._bind(node.name.value, "class", node)
+        for decorator in node.decorators:
+            decorator.visit(self)
+        for base in [*node.bases, *node.keywords]:
+            base.visit(self)
+        outer = self.scope
+        scope = self._push("class", node)
+        info = ClassInfo(node, scope, outer)
+        scope.class_info = info
+        self.classes[node] = info
+        node.body.visit(self)
+        self._pop()
+        return False
+
+    def _visit_comprehension(self, node) -> bool:
+        # The first iterable is evaluated in the enclosing scope.
+        node.for_in.iter.visit(self)
+        self._push("comprehension", node)
+        for_in = node.for_in
+        first = True
+        while for_in is not None:
+            if not first:
+                for_in.iter.visit(self)
+            first = False
+            self._bind_target(for_in.target, "for", for_in.iter)
+            for condition in for_in.ifs:
+                condition.visit(self)
+            for_in = for_in.inner_for_in
+        for part in ("elt", "key", "value"):
+            child = getattr(node, part, None)
+            if child is not None:
+                child.visit(self)
+        self._pop()
+        return False
+
+    visit_ListComp = _visit_comprehension
+    visit_SetComp = _visit_comprehension
+    visit_DictComp = _visit_comprehension
+    visit_GeneratorExp = _visit_comprehension
+
+    # statements that bind -----------------------------------------------------------------------
+    def visit_Global(self, node: cst.Global) -> None:
+        self.scope.global_names.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.scope.nonlocal_names.update(item.name.value for item in node.names)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind_target(target.target, "assign", node.value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind_target(node.target, "assign", node.value)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self._bind(node.target.value, "assign", None)
+
+    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, "assign", node.value)
+
+    def leave_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._bind_target(node.asname.name, "with", node.item)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target, "for", node.iter)
+
+    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None and isinstance(node.name.name, cst.Name):
+            self._bind(node.name.name.value, "except")
+
+    # calls ----------------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        order = self._tick()
+        self.order_of_node[node] = order
+        self.calls.append(CallSite(node, self.scope, order))
+
+
+class _ReadNames(cst.CSTVisitor):
+    """Names read by some code: not attribute names, keywords, parameters or def names."""
+
+    def __init__(self) -> None:
+        self.names: list[cst.Name] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        for decorator in node.decorators:
+            decorator.visit(self)
+        node.params.visit(self)
+        node.body.visit(self)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        for base in node.bases:
+            base.visit(self)
+        node.body.visit(self)
+        return False
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
+        return False
+
+
+def read_names(node: cst.CSTNode) -> list[cst.Name]:
+    finder = _ReadNames()
+    node.visit(finder)
+    return finder.names

@@ -1,0 +1,558 @@
+"""What kind of object an expression evaluates to, following names one step at a time.
+
+`classify(expr, scope, order)` answers questions such as "is this argument a TensorFlow session?"
+or "is this receiver a process pool, and with which start method?" by resolving the callee's
+qualified name and following assignments, `with ... as x`, `self.x = ...` attributes, tuple
+unpacking (`a, b = Pipe()`) and module globals a bounded number of steps.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfproc_lint.analysis.names import canonical
+from tfproc_lint.analysis.symbols import Binding, ClassInfo, FunctionInfo, Scope, SymbolTable
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    NONE = "None"
+    DATA = "data"
+    MODULE = "module"
+    FUNCTION = "function"  # a def in this file
+    CLASS = "class"  # a class defined in this file
+    INSTANCE = "instance"  # an instance of a class defined in this file
+    # TensorFlow runtime state
+    SESSION = "session"
+    GRAPH = "graph"
+    TF_FUNCTION = "tf.function"
+    DATASET = "dataset"
+    SAVED_MODEL = "saved_model"
+    KERAS_MODEL = "keras_model"
+    # processes
+    CONTEXT = "context"
+    POOL = "pool"
+    EXECUTOR = "executor"
+    PROCESS = "process"
+    PROCESS_CLASS = "process_class"
+    THREADS = "threads"  # thread pools, threads: never a process boundary
+    QUEUE = "queue"
+    PIPE_PAIR = "pipe_pair"
+    CONNECTION = "connection"
+    MANAGER = "manager"
+    PROXY = "proxy"
+
+
+TF1_STATE = frozenset({Kind.SESSION, Kind.GRAPH})
+TF2_STATE = frozenset({Kind.TF_FUNCTION, Kind.DATASET, Kind.SAVED_MODEL, Kind.KERAS_MODEL})
+STATE = TF1_STATE | TF2_STATE
+PROCESS_OWNERS = frozenset({Kind.POOL, Kind.EXECUTOR, Kind.PROCESS})
+
+STATE_NOUNS = {
+    Kind.SESSION: "TensorFlow session",
+    Kind.GRAPH: "TF1 graph object",
+    Kind.TF_FUNCTION: "tf.function",
+    Kind.DATASET: "tf.data.Dataset",
+    Kind.SAVED_MODEL: "loaded SavedModel",
+    Kind.KERAS_MODEL: "Keras model",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    kind: Kind
+    origin: cst.CSTNode | None = None  # the call (or def/class) that made it
+    method: str | None = None  # start method named where the context/pool was made
+    detail: str = ""  # canonical name of the constructor, for messages
+    info: object = None  # FunctionInfo / ClassInfo / (binding) for FUNCTION, CLASS, INSTANCE
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def is_state(self) -> bool:
+        return self.kind in STATE
+
+
+UNKNOWN = Value(Kind.UNKNOWN)
+NONE = Value(Kind.NONE)
+DATA = Value(Kind.DATA)
+
+# Constructors and loaders, by canonical name.
+_CALL_KINDS: dict[str, Kind] = {
+    "tensorflow.Session": Kind.SESSION,
+    "tensorflow.InteractiveSession": Kind.SESSION,
+    "tensorflow.train.MonitoredSession": Kind.SESSION,
+    "tensorflow.train.MonitoredTrainingSession": Kind.SESSION,
+    "tensorflow.train.SingularMonitoredSession": Kind.SESSION,
+    "keras.backend.get_session": Kind.SESSION,
+    "tensorflow.Graph": Kind.GRAPH,
+    "tensorflow.get_default_graph": Kind.GRAPH,
+    "tensorflow.placeholder": Kind.GRAPH,
+    "tensorflow.placeholder_with_default": Kind.GRAPH,
+    "tensorflow.train.Saver": Kind.GRAPH,
+    "tensorflow.train.import_meta_graph": Kind.GRAPH,
+    "tensorflow.function": Kind.TF_FUNCTION,
+    "tensorflow.saved_model.load": Kind.SAVED_MODEL,
+    "tensorflow_hub.load": Kind.SAVED_MODEL,
+    "keras.models.load_model": Kind.KERAS_MODEL,
+    "keras.saving.load_model": Kind.KERAS_MODEL,
+    "keras.Sequential": Kind.KERAS_MODEL,
+    "keras.models.Sequential": Kind.KERAS_MODEL,
+    "keras.Model": Kind.KERAS_MODEL,
+    "keras.models.Model": Kind.KERAS_MODEL,
+    "keras.models.clone_model": Kind.KERAS_MODEL,
+    "keras.models.model_from_json": Kind.KERAS_MODEL,
+    "keras.models.model_from_config": Kind.KERAS_MODEL,
+    "keras.models.model_from_yaml": Kind.KERAS_MODEL,
+    "tensorflow_datasets.load": Kind.DATASET,
+    "tensorflow.data.TFRecordDataset": Kind.DATASET,
+    "tensorflow.data.TextLineDataset": Kind.DATASET,
+    "tensorflow.data.FixedLengthRecordDataset": Kind.DATASET,
+    "tensorflow.data.experimental.make_csv_dataset": Kind.DATASET,
+    "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
+    "multiprocessing.Pool": Kind.POOL,
+    "multiprocessing.Process": Kind.PROCESS,
+    "multiprocessing.get_context": Kind.CONTEXT,
+    "multiprocessing.Queue": Kind.QUEUE,
+    "multiprocessing.SimpleQueue": Kind.QUEUE,
+    "multiprocessing.JoinableQueue": Kind.QUEUE,
+    "multiprocessing.Pipe": Kind.PIPE_PAIR,
+    "multiprocessing.Manager": Kind.MANAGER,
+    "multiprocessing.SyncManager": Kind.MANAGER,
+    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
+    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
+    "multiprocessing.ThreadPool": Kind.THREADS,
+    "threading.Thread": Kind.THREADS,
+}
+_THREAD_PREFIXES = ("multiprocessing.dummy.",)
+
+# Classes whose subclasses inherit a kind.
+_BASE_KINDS: dict[str, Kind] = {
+    "keras.Model": Kind.KERAS_MODEL,
+    "keras.models.Model": Kind.KERAS_MODEL,
+    "keras.Sequential": Kind.KERAS_MODEL,
+    "keras.models.Sequential": Kind.KERAS_MODEL,
+    "multiprocessing.Process": Kind.PROCESS,
+    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
+    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
+    "multiprocessing.ThreadPool": Kind.THREADS,
+    "multiprocessing.Pool": Kind.POOL,
+    "threading.Thread": Kind.THREADS,
+}
+
+# Methods that return another object of a known kind.
+_CONTEXT_METHODS = {
+    "Pool": Kind.POOL,
+    "Process": Kind.PROCESS,
+    "Queue": Kind.QUEUE,
+    "SimpleQueue": Kind.QUEUE,
+    "JoinableQueue": Kind.QUEUE,
+    "Pipe": Kind.PIPE_PAIR,
+    "Manager": Kind.MANAGER,
+}
+_MANAGER_METHODS = {"Queue": Kind.QUEUE, "JoinableQueue": Kind.QUEUE}
+_DATASET_METHODS = frozenset(
+    "batch padded_batch map flat_map filter shuffle repeat prefetch cache take skip shard zip "
+    "concatenate interleave unbatch window apply with_options rebatch enumerate ragged_batch "
+    "bucket_by_sequence_length group_by_window scan unique".split()
+)
+_DATASET_FACTORIES = frozenset(
+    "from_tensor_slices from_tensors from_generator range zip list_files load choose_from_datasets "
+    "sample_from_datasets counter random".split()
+)
+
+MAX_DEPTH = 6
+
+
+class Classifier:
+    """Classifies expressions of one module; results are cached per (node, order)."""
+
+    def __init__(self, symbols: SymbolTable, module_start_method: str | None = None) -> None:
+        self.symbols = symbols
+        self._cache: dict[tuple[int, int], Value] = {}
+        self._active: set[tuple[int, int]] = set()
+
+    # qualified names --------------------------------------------------------------------------
+    def qualified_name(self, node: cst.BaseExpression, scope: Scope, order: int, depth: int = 0) -> str | None:
+        """The canonical qualified name an expression refers to, e.g. `tf.compat.v1.Session`."""
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind == "import":
+                return canonical(binding.qualified)
+            if binding.kind == "assign" and isinstance(binding.value, (cst.Name, cst.Attribute)):
+                # `Session = tf.compat.v1.Session`: an alias, followed one step.
+                return self.qualified_name(binding.value, binding.scope, binding.order, depth + 1)
+            return None
+        if isinstance(node, cst.Attribute):
+            head = self.qualified_name(node.value, scope, order, depth + 1)
+            return canonical(f"{head}.{node.attr.value}") if head else None
+        return None
+
+    # classification ---------------------------------------------------------------------------
+    def classify(self, node: cst.BaseExpression, scope: Scope, order: int, depth: int = 0) -> Value:
+        key = (id(node), order)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        if depth > MAX_DEPTH or key in self._active:
+            return UNKNOWN
+        self._active.add(key)
+        try:
+            value = self._classify(node, scope, order, depth)
+        finally:
+            self._active.discard(key)
+        self._cache[key] = value
+        return value
+
+    def _classify(self, node, scope: Scope, order: int, depth: int) -> Value:
+        if isinstance(node, cst.Name):
+            if node.value == "None":
+                return NONE
+            if node.value in ("True", "False"):
+                return DATA
+            return self._classify_name(node, scope, order, depth)
+        if isinstance(node, (cst.BaseNumber, cst.BaseString, cst.Dict, cst.DictComp)):
+            return DATA
+        if isinstance(node, cst.Call):
+            return self._classify_call(node, scope, order, depth)
+        if isinstance(node, cst.Attribute):
+            return self._classify_attribute(node, scope, order, depth)
+        if isinstance(node, cst.Await):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _classify_name(self, node: cst.Name, scope: Scope, order: int, depth: int) -> Value:
+        bindings = self.symbols.bindings_at(node.value, scope, order)
+        if not bindings:
+            return UNKNOWN
+        return merge(self.classify_binding(b, depth + 1) for b in bindings)
+
+    def classify_binding(self, binding: Binding, depth: int = 0) -> Value:
+        kind = binding.kind
+        if kind == "import":
+            return Value(Kind.MODULE, detail=canonical(binding.qualified) or "")
+        if kind == "def":
+            info = self.symbols.functions.get(binding.value)
+            if info is not None and self._is_tf_function_def(info):
+                return Value(Kind.TF_FUNCTION, origin=binding.value, detail="tensorflow.function")
+            return Value(Kind.FUNCTION, origin=binding.value, info=info)
+        if kind == "class":
+            info = self.symbols.classes.get(binding.value)
+            return Value(Kind.CLASS, origin=binding.value, info=info)
+        if binding.value is None or kind in ("param", "except"):
+            return UNKNOWN
+        if kind == "for":
+            return self.element_of(binding.value, binding.scope, binding.order, depth + 1)
+        value = self.classify(binding.value, binding.scope, binding.order, depth)
+        if kind == "with":
+            return self._entered(value, binding, depth)
+        if kind == "unpack":
+            if value.kind is Kind.PIPE_PAIR:
+                return Value(Kind.CONNECTION, origin=value.origin)
+            return UNKNOWN
+        return value
+
+    def element_of(self, iterable, scope: Scope, order: int, depth: int) -> Value:
+        """The kind of the items of a list display or comprehension (`for p in procs`)."""
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+            return merge(self.classify(e.value, scope, order, depth + 1) for e in iterable.elements
+                         if not isinstance(e, cst.StarredElement))
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            inner = self.symbols.scope_of_node.get(iterable, scope)
+            return self.classify(iterable.elt, inner, order, depth + 1)
+        if isinstance(iterable, cst.Name):
+            bindings = self.symbols.bindings_at(iterable.value, scope, order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+                return self.element_of(bindings[0].value, bindings[0].scope, bindings[0].order, depth + 1)
+        return UNKNOWN
+
+    def _entered(self, value: Value, binding: Binding, depth: int) -> Value:
+        """The object bound by `with value as name`."""
+        if value.kind in STATE or value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.THREADS, Kind.MANAGER):
+            return value
+        item = binding.value
+        # `with graph.as_default() as g` / `with tf.Graph().as_default() as g`
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "as_default":
+            inner = self.classify(item.func.value, binding.scope, binding.order, depth + 1)
+            if inner.kind is Kind.GRAPH:
+                return inner
+        return UNKNOWN
+
+    def _is_tf_function_def(self, info: FunctionInfo) -> bool:
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            if isinstance(target, cst.Call):
+                target = target.func
+            name = self.qualified_name(target, info.scope.parent or info.scope, info.order)
+            if name == "tensorflow.function":
+                return True
+        return False
+
+    def _classify_attribute(self, node: cst.Attribute, scope: Scope, order: int, depth: int) -> Value:
+        attr = node.attr.value
+        # self.x inside a method: the values assigned to self.x in the class
+        owner = self.instance_class(node.value, scope, order, depth)
+        if owner is not None:
+            return self.class_attribute(owner, attr, depth)
+        receiver = self.classify(node.value, scope, order, depth + 1)
+        if receiver.kind is Kind.SESSION and attr == "graph":
+            return Value(Kind.GRAPH, origin=node, detail="Session.graph")
+        if receiver.kind is Kind.MODULE:
+            return UNKNOWN
+        return UNKNOWN
+
+    def instance_class(self, node, scope: Scope, order: int, depth: int = 0) -> ClassInfo | None:
+        """The class of `node` when it is `self` in a method or an instance of a local class."""
+        if isinstance(node, cst.Name):
+            function = enclosing_function(scope)
+            if function is not None and function.class_info is not None and node.value == function.self_name:
+                if self.symbols.resolving_scope(node.value, scope) is function.scope:
+                    return function.class_info
+        value = self.classify(node, scope, order, depth + 1)
+        if value.kind is Kind.INSTANCE:
+            return value.info
+        if value.kind in STATE | PROCESS_OWNERS and isinstance(value.info, ClassInfo):
+            return value.info
+        return None
+
+    def class_attribute(self, info: ClassInfo, attr: str, depth: int = 0) -> Value:
+        """The kind of `self.attr` as assigned in the parent: in `__init__` and helpers it calls."""
+        bindings = [b for b in self.class_attributes(info).get(attr, []) if b.value is not None]
+        if not bindings:
+            return UNKNOWN
+        return merge(self.classify(b.value, b.scope, b.order, depth + 1) for b in bindings)
+
+    def class_attributes(self, info: ClassInfo) -> dict[str, list[Binding]]:
+        """`self.x = ...` bindings made while the object is constructed (__init__ and the
+        methods __init__ calls as `self.m()`), in this class and its local base classes."""
+        result: dict[str, list[Binding]] = {}
+        for klass in self.class_lineage(info):
+            constructing = constructor_methods(klass)
+            for name, bindings in klass.attributes.items():
+                for binding in bindings:
+                    method = enclosing_function(binding.scope)
+                    if method is not None and method.node.name.value in constructing:
+                        result.setdefault(name, []).append(binding)
+        return result
+
+    def class_lineage(self, info: ClassInfo) -> list[ClassInfo]:
+        lineage, pending = [], [info]
+        while pending and len(lineage) < 8:
+            klass = pending.pop()
+            if klass in lineage:
+                continue
+            lineage.append(klass)
+            for base in klass.node.bases:
+                value = self.classify(base.value, klass.outer, self.symbols.order_of_node.get(klass.node, 10**9))
+                if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
+                    pending.append(value.info)
+        return lineage
+
+    def class_base_kind(self, info: ClassInfo) -> Kind | None:
+        """The library kind a local class derives from (keras.Model, Process, executors)."""
+        for klass in self.class_lineage(info):
+            for base in klass.node.bases:
+                name = self.qualified_name(base.value, klass.outer, 10**9)
+                if name in _BASE_KINDS:
+                    return _BASE_KINDS[name]
+                base_value = self.classify(base.value, klass.outer, 10**9)
+                if base_value.kind is Kind.CONTEXT and isinstance(base.value, cst.Attribute):
+                    if base.value.attr.value == "Process":
+                        return Kind.PROCESS
+        return None
+
+    def _classify_call(self, node: cst.Call, scope: Scope, order: int, depth: int) -> Value:
+        func = node.func
+        name = self.qualified_name(func, scope, order)
+        if name is not None:
+            return self._classify_library_call(name, node, scope, order)
+        if isinstance(func, cst.Call):
+            # tf.function(jit_compile=True)(f)
+            inner = self.qualified_name(func.func, scope, order)
+            if inner == "tensorflow.function":
+                return Value(Kind.TF_FUNCTION, origin=node, detail=inner)
+            return UNKNOWN
+        if isinstance(func, cst.Attribute):
+            return self._classify_method_call(node, func, scope, order, depth)
+        if isinstance(func, cst.Name):
+            callee = self.classify(func, scope, order, depth + 1)
+            if callee.kind is Kind.CLASS and isinstance(callee.info, ClassInfo):
+                base = self.class_base_kind(callee.info)
+                if base in (Kind.KERAS_MODEL, Kind.PROCESS, Kind.EXECUTOR, Kind.THREADS, Kind.POOL):
+                    return Value(base, origin=node, detail=callee.info.node.name.value, info=callee.info,
+                                 method=self._method_of(node, scope, order, base))
+                return Value(Kind.INSTANCE, origin=node, info=callee.info)
+        return UNKNOWN
+
+    def _classify_library_call(self, name: str, node: cst.Call, scope: Scope, order: int) -> Value:
+        kind = _CALL_KINDS.get(name)
+        if kind is None:
+            if name.startswith(_THREAD_PREFIXES):
+                return Value(Kind.THREADS, origin=node, detail=name)
+            if name.startswith("tensorflow.data.Dataset."):
+                if name.rsplit(".", 1)[1] in _DATASET_FACTORIES:
+                    return Value(Kind.DATASET, origin=node, detail=name)
+                return UNKNOWN
+            if name.startswith("keras.applications.") and name.rsplit(".", 1)[1][:1].isupper():
+                return Value(Kind.KERAS_MODEL, origin=node, detail=name)
+            if name.startswith("numpy."):
+                return DATA
+            return UNKNOWN
+        if kind is Kind.TF_FUNCTION and not node.args:
+            return UNKNOWN  # tf.function(jit_compile=True) alone is a decorator factory
+        if kind is Kind.CONTEXT:
+            return Value(kind, origin=node, method=literal_start_method(node), detail=name)
+        if kind in (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR):
+            return Value(kind, origin=node, detail=name, method=self._method_of(node, scope, order, kind))
+        return Value(kind, origin=node, detail=name)
+
+    def _method_of(self, node: cst.Call, scope: Scope, order: int, kind: Kind) -> str | None:
+        """The start method named at construction: `mp_context=` for executors."""
+        if kind is Kind.EXECUTOR:
+            argument = keyword(node, "mp_context") or positional(node, 1)
+            if argument is not None:
+                context = self.classify(argument, scope, order)
+                if context.kind is Kind.CONTEXT:
+                    return context.method or "default"
+                return "unknown"
+        return None
+
+    def _classify_method_call(self, node: cst.Call, func: cst.Attribute, scope: Scope, order: int, depth: int) -> Value:
+        attr = func.attr.value
+        receiver = self.classify(func.value, scope, order, depth + 1)
+        kind = receiver.kind
+        if kind is Kind.CONTEXT and attr in _CONTEXT_METHODS:
+            new_kind = _CONTEXT_METHODS[attr]
+            return Value(new_kind, origin=node, method=receiver.method or "default",
+                         detail=f"multiprocessing.{attr}")
+        if kind is Kind.MANAGER:
+            if attr in _MANAGER_METHODS:
+                return Value(Kind.QUEUE, origin=node, detail=f"Manager().{attr}", extra={"proxy": True})
+            return Value(Kind.PROXY, origin=node)
+        if kind is Kind.DATASET and attr in _DATASET_METHODS:
+            return Value(Kind.DATASET, origin=receiver.origin, detail=receiver.detail)
+        if kind is Kind.GRAPH and attr in ("get_tensor_by_name", "get_operation_by_name"):
+            return Value(Kind.GRAPH, origin=node, detail="graph tensor")
+        if kind is Kind.KERAS_MODEL and attr == "compile":
+            return NONE
+        return UNKNOWN
+
+
+def merge(values) -> Value:
+    """Several bindings may reach a use: agree on one kind, ignoring `None` placeholders."""
+    result: Value | None = None
+    saw_none = False
+    for value in values:
+        if value.kind is Kind.NONE:
+            saw_none = True
+            continue
+        if result is None:
+            result = value
+        elif result.kind is not value.kind:
+            return UNKNOWN
+    if result is None:
+        return NONE if saw_none else UNKNOWN
+    return result
+
+
+def enclosing_function(scope: Scope | None) -> FunctionInfo | None:
+    while scope is not None:
+        if scope.kind == "function":
+            return scope.function
+        scope = scope.parent
+    return None
+
+
+def constructor_methods(info: ClassInfo) -> set[str]:
+    """`__init__` plus the methods it calls as `self.name(...)` (one level)."""
+    names = {"__init__"}
+    for statement in info.node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
+            params = statement.params.params
+            if not params:
+                break
+            self_name = params[0].name.value
+            for call in _calls_in(statement.body):
+                func = call.func
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name:
+                    names.add(func.attr.value)
+    return names
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """Calls executed by `node` itself, in source order (nested defs and lambdas excluded)."""
+    finder = _CallFinder()
+    node.visit(finder)
+    return finder.calls
+
+
+calls_in = _calls_in
+
+
+class _PostOrderCalls(_CallFinder):
+    def visit_Call(self, node: cst.Call) -> None:
+        pass
+
+    def leave_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def calls_in_evaluation_order(node: cst.CSTNode) -> list[cst.Call]:
+    """Calls in the order they run: arguments before the call that receives them."""
+    finder = _PostOrderCalls()
+    node.visit(finder)
+    return finder.calls
+
+
+def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def positional(call: cst.Call, index: int) -> cst.BaseExpression | None:
+    plain = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    if index < len(plain) and all(not arg.star for arg in call.args[: call.args.index(plain[index])]):
+        return plain[index].value
+    return None
+
+
+def argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
+    return keyword(call, name) or positional(call, index)
+
+
+def literal_start_method(call: cst.Call) -> str | None:
+    """`get_context("spawn")` -> "spawn"; `get_context()` -> "default"; non-literal -> "unknown"."""
+    method = argument(call, 0, "method")
+    if method is None or (isinstance(method, cst.Name) and method.value == "None"):
+        return "default"
+    if isinstance(method, cst.SimpleString):
+        return method.evaluated_value if isinstance(method.evaluated_value, str) else "unknown"
+    return "unknown"

@@ -1,0 +1,98 @@
+"""Checking and fixing many files: the pre-filter runs here, only candidates go to worker processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from tfproc_lint.analysis.prefilter import may_match
+from tfproc_lint.config import Config
+from tfproc_lint.diagnostics import Diagnostic, FileError, FileResult
+from tfproc_lint.engine import SourceError, lint_source, read_source
+from tfproc_lint.files import SourceFile
+from tfproc_lint.fixing import fix_file
+
+
+@dataclass
+class FixedFile:
+    result: FileResult
+    original: str = ""
+    fixed: str = ""
+    applied: int = 0
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _lint_text(task: tuple[str, str, Config]) -> tuple[list[Diagnostic], FileError | None]:
+    text, display, config = task
+    try:
+        return lint_source(text, display, config), None
+    except SourceError as error:
+        return [], FileError(display, str(error))
+    except Exception as error:  # noqa: BLE001 - report one file's bug, keep going
+        return [], FileError(display, f"internal error: {type(error).__name__}: {error}", internal=True)
+
+
+def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress=None) -> list[FileResult]:
+    """Results in the order of `files`; identical for any number of jobs."""
+    results = [FileResult(f.display) for f in files]
+    pending: list[tuple[int, tuple[str, str, Config]]] = []
+    for index, source_file in enumerate(files):
+        try:
+            text = read_source(source_file.path).text
+        except SourceError as error:
+            results[index].error = FileError(source_file.display, str(error))
+            continue
+        if may_match(text):
+            pending.append((index, (text, source_file.display, config)))
+        elif progress:
+            progress()
+    jobs = jobs or default_jobs()
+    tasks = [task for _, task in pending]
+    if jobs > 1 and len(pending) > 1:
+        # fork is cheap and safe here: tfproc-lint starts no threads and no TensorFlow.
+        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        with ProcessPoolExecutor(min(jobs, len(pending)), mp_context=context) as executor:
+            outputs = executor.map(_lint_text, tasks, chunksize=max(1, len(tasks) // (jobs * 4)))
+            outputs = list(_with_progress(outputs, progress))
+    else:
+        outputs = list(_with_progress(map(_lint_text, tasks), progress))
+    for (index, _), (diagnostics, error) in zip(pending, outputs, strict=True):
+        results[index].diagnostics = diagnostics
+        results[index].error = error
+    return results
+
+
+def _with_progress(outputs, progress):
+    for output in outputs:
+        if progress:
+            progress()
+        yield output
+
+
+def fix_files(files: list[SourceFile], config: Config, unsafe: bool, write: bool, progress=None) -> list[FixedFile]:
+    fixed_files = []
+    for source_file in files:
+        entry = FixedFile(FileResult(source_file.display))
+        try:
+            outcome, original = fix_file(source_file.path, config, unsafe, write, source_file.display)
+            entry.result.diagnostics = outcome.remaining
+            entry.original, entry.fixed, entry.applied = original, outcome.source, len(outcome.applied)
+        except SourceError as error:
+            entry.result.error = FileError(source_file.display, str(error))
+        except OSError as error:
+            entry.result.error = FileError(source_file.display, f"cannot write: {error.strerror or error}")
+        except Exception as error:  # noqa: BLE001
+            entry.result.error = FileError(source_file.display, f"internal error: {type(error).__name__}: {error}",
+                                           internal=True)
+        if progress:
+            progress()
+        fixed_files.append(entry)
+    return fixed_files

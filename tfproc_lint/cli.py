@@ -1,0 +1,196 @@
+"""The `tfproc-lint` command: check (and fix), rules, explain, probe.
+
+Exit codes: 0 no findings; 1 findings remain or a file could not be checked; 2 usage or
+configuration error, or an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from pathlib import Path
+
+from tfproc_lint import __version__
+from tfproc_lint.config import START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.docs import doc_path, render_rule
+from tfproc_lint.rules.base import all_rules, rule_by_code
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on usage errors, as we do
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tfproc-lint", description="Find TensorFlow runtime state crossing process boundaries.")
+    parser.add_argument("--version", action="version", version=f"tfproc-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = commands.add_parser("check", help="check files and directories (and fix them)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("--select", help="comma-separated codes or prefixes to enable (e.g. TFP1,TFP201)")
+    check.add_argument("--ignore", help="comma-separated codes or prefixes to disable")
+    check.add_argument("--extend-select", help="codes or prefixes added to the selection from the config")
+    check.add_argument("--exclude", help="comma-separated patterns replacing the default excludes")
+    check.add_argument("--extend-exclude", help="comma-separated patterns added to the excludes")
+    check.add_argument("--target-python", help="Python version the code runs on (drives the default start method)")
+    check.add_argument("--assume-start-method", choices=START_METHODS,
+                       help="start method the program sets elsewhere (e.g. in its entry point)")
+    check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
+    check.add_argument("--format", default="text", help="text, json, sarif or github (default: text)")
+    check.add_argument("--fix", action="store_true", help="apply safe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
+    check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
+
+    rules = commands.add_parser("rules", help="list the rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = commands.add_parser("explain", help="print a rule's documentation")
+    explain.add_argument("code", help="a rule code, e.g. TFP101")
+
+    commands.add_parser("probe", help="run the runtime probe (see `tfproc-lint probe --help`)", add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "probe":
+        return _probe(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "rules":
+            return _rules(args)
+        if args.command == "explain":
+            return _explain(args)
+    except (ConfigError, UsageError) as error:
+        print(f"tfproc-lint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    parser.print_help(sys.stderr)
+    return EXIT_ERROR
+
+
+# check ---------------------------------------------------------------------------------------------
+def configuration(args):
+    config = load_config(Path.cwd(), args.config)
+    options = {}
+    for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
+                   "assume_start_method"):
+        value = getattr(args, option)
+        if value is not None:
+            options[option.replace("_", "-")] = value
+    if options:
+        config = apply_options(config, options, "the command line")
+    return config
+
+
+def _check(args) -> int:
+    from tfproc_lint import batch
+    from tfproc_lint.files import collect_files
+    from tfproc_lint.output import Run, formats
+    from tfproc_lint.output.console import Console
+
+    renderers = formats()
+    if args.format not in renderers:
+        raise UsageError(f"--format: expected one of {', '.join(renderers)}, got {args.format!r}")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes needs --fix or --diff")
+    if args.jobs < 0:
+        raise UsageError("--jobs must be 0 (all cores) or more")
+    config = configuration(args)
+    console = Console(sys.stderr, args.color, quiet=args.quiet or args.format != "text")
+    files, path_errors = collect_files(args.paths, config)
+    progress = console.progress(len(files), "checking")
+    if args.fix or args.diff:
+        fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
+        results = [entry.result for entry in fixed]
+        run = Run(results, fixed=sum(e.applied for e in fixed), unsafe_fixes=args.unsafe_fixes)
+        if args.diff:
+            run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
+    else:
+        results = batch.check_files(files, config, args.jobs, progress=progress)
+        run = Run(results)
+    console.done()
+    run.results.extend(_error_result(error) for error in path_errors)
+    run.results.sort(key=lambda result: result.path)
+    for error in run.errors:
+        print(f"tfproc-lint: {error.path}: {error.reason}", file=sys.stderr)
+    if args.diff:
+        sys.stdout.write("".join(run.diffs))
+        if not args.quiet:
+            more = f"; {run.hidden_unsafe} more with --unsafe-fixes" if run.hidden_unsafe else ""
+            print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
+    else:
+        output = renderers[args.format](run, colour=console.colour_for(sys.stdout))
+        if args.quiet and args.format == "text":
+            output = "".join(line + "\n" for line in output.splitlines()[:-1])
+        sys.stdout.write(output)
+    if any(error.internal for error in run.errors):
+        return EXIT_ERROR
+    if args.diff:
+        return EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN
+    return EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN
+
+
+def _error_result(error):
+    from tfproc_lint.diagnostics import FileResult
+
+    return FileResult(error.path, error=error)
+
+
+def _unified_diff(entry) -> str:
+    return "".join(difflib.unified_diff(
+        entry.original.splitlines(keepends=True), entry.fixed.splitlines(keepends=True),
+        fromfile=f"a/{entry.result.path}", tofile=f"b/{entry.result.path}",
+    ))
+
+
+# rules, explain, probe -----------------------------------------------------------------------------
+def _rules(args) -> int:
+    rules = all_rules()
+    if args.format == "json":
+        print(json.dumps([{
+            "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
+            "fix": r.fix_availability, "docs": doc_path(r.code),
+        } for r in rules], indent=2))
+        return EXIT_CLEAN
+    for rule in rules:
+        print(f"{rule.code}  {rule.name:<34} {rule.summary}")
+    return EXIT_CLEAN
+
+
+def _explain(args) -> int:
+    rule = rule_by_code(args.code)
+    if rule is None:
+        known = ", ".join(r.code for r in all_rules())
+        raise UsageError(f"unknown rule {args.code!r} (known: {known})")
+    sys.stdout.write(render_rule(rule))
+    return EXIT_CLEAN
+
+
+def _probe(argv: list[str]) -> int:
+    try:
+        from runtime_probe.cli import main as probe_main
+    except ImportError as error:
+        print(f"tfproc-lint: error: the runtime probe is not available ({error}); "
+              "install it with `pip install 'tfproc-lint[probe]'`", file=sys.stderr)
+        return EXIT_ERROR
+    return probe_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""Configuration: one place for every option, read from files and the command line.
+
+Precedence (highest first): command line, `[tool.tfproc-lint]` in pyproject.toml,
+`[tfproc_lint]` (or `[tfproc-lint]`) in setup.cfg, the project's `requires-python`
+(for `target-python` only), the defaults below. Files are looked up from the given
+directory upwards; the first directory holding a pyproject.toml or setup.cfg is the project root.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+START_METHODS = ("fork", "spawn", "forkserver")
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
+    "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+)
+FORKSERVER_DEFAULT_FROM = (3, 14)  # Python 3.14: forkserver became the Linux default
+
+
+class ConfigError(ValueError):
+    """A bad option or value; the message names the option and where it came from."""
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ("TFP",)
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    target_python: tuple[int, int] | None = None
+    assume_start_method: str | None = None
+    # Where target_python came from, quoted in messages ("requires-python in pyproject.toml").
+    target_python_source: str = ""
+    origin: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def is_enabled(self, code: str) -> bool:
+        """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore."""
+        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return selected > ignored
+
+    def default_start_method(self) -> tuple[str, str]:
+        """The start method assumed where the file names none, and why."""
+        if self.assume_start_method:
+            return self.assume_start_method, "assume-start-method"
+        if self.target_python is not None:
+            version = ".".join(map(str, self.target_python))
+            source = self.target_python_source or "target-python"
+            if self.target_python >= FORKSERVER_DEFAULT_FROM:
+                return "forkserver", f"Linux default on Python {version} ({source})"
+            return "fork", f"Linux default on Python {version} ({source})"
+        return "fork", "Linux default before Python 3.14"
+
+
+# Option table: file key -> (Config field, parser)
+def _codes(value, option: str) -> tuple[str, ...]:
+    items = _list(value, option)
+    for item in items:
+        if not re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", item):
+            raise ConfigError(f"{option}: {item!r} is not a rule code or prefix (e.g. TFP1, TFP101)")
+    return items
+
+
+def _list(value, option: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(item.strip() for item in re.split(r"[,\s]+", value) if item.strip())
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ConfigError(f"{option}: expected a list of strings, got {value!r}")
+
+
+def parse_version(value, option: str = "target-python") -> tuple[int, int]:
+    match = re.fullmatch(r"(?:py)?3\.?(\d{1,2})", str(value).strip())
+    if not match:
+        raise ConfigError(f"{option}: expected a Python version like 3.11 or py311, got {value!r}")
+    return 3, int(match.group(1))
+
+
+def _start_method(value, option: str = "assume-start-method") -> str:
+    if value not in START_METHODS:
+        raise ConfigError(f"{option}: expected one of {', '.join(START_METHODS)}, got {value!r}")
+    return value
+
+
+OPTIONS = {
+    "select": ("select", _codes),
+    "ignore": ("ignore", _codes),
+    "extend-select": ("extend_select", _codes),
+    "exclude": ("exclude", _list),
+    "extend-exclude": ("extend_exclude", _list),
+    "target-python": ("target_python", parse_version),
+    "assume-start-method": ("assume_start_method", _start_method),
+}
+
+
+def apply_options(config: Config, options: dict, where: str) -> Config:
+    """Validate `options` (file keys, dashes or underscores) and layer them over `config`."""
+    changes: dict = {}
+    for raw_key, value in options.items():
+        key = raw_key.replace("_", "-")
+        if key not in OPTIONS:
+            known = ", ".join(sorted(OPTIONS))
+            raise ConfigError(f"unknown option {raw_key!r} in {where} (known options: {known})")
+        attribute, parser = OPTIONS[key]
+        parsed = parser(value, f"{key} in {where}")
+        if attribute == "extend_select":
+            changes["select"] = tuple(changes.get("select", config.select)) + parsed
+            continue
+        changes[attribute] = parsed
+        if attribute == "target_python":
+            changes["target_python_source"] = f"target-python in {where}"
+    if not changes:
+        return config
+    origin = dict(config.origin)
+    origin.update({key: where for key in changes})
+    return replace(config, origin=origin, **changes)
+
+
+def find_project_root(start: Path) -> Path | None:
+    start = start.resolve()
+    for directory in [start, *start.parents]:
+        if (directory / "pyproject.toml").is_file() or (directory / "setup.cfg").is_file():
+            return directory
+    return None
+
+
+def load_config(start: Path | None = None, explicit: Path | None = None) -> Config:
+    """The configuration for a run started in `start` (or from one explicit file)."""
+    config = Config()
+    files = [explicit] if explicit else []
+    if not explicit:
+        root = find_project_root(start or Path.cwd())
+        if root is not None:
+            files = [root / "setup.cfg", root / "pyproject.toml"]  # later files win
+    for path in files:
+        if path is None or not path.is_file():
+            if explicit:
+                raise ConfigError(f"config file {path} does not exist")
+            continue
+        if path.name.endswith(".toml"):
+            config = _apply_pyproject(config, path)
+        else:
+            config = _apply_ini(config, path)
+    return config
+
+
+def _apply_pyproject(config: Config, path: Path) -> Config:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    requires = data.get("project", {}).get("requires-python")
+    if requires and config.target_python is None:
+        version = lowest_python(requires, f"requires-python in {path.name}")
+        if version:
+            config = replace(config, target_python=version,
+                             target_python_source=f"requires-python {requires!r} in {path.name}")
+    section = data.get("tool", {}).get("tfproc-lint")
+    if section is None:
+        return config
+    if not isinstance(section, dict):
+        raise ConfigError(f"[tool.tfproc-lint] in {path} must be a table")
+    return apply_options(config, section, f"[tool.tfproc-lint] in {path.name}")
+
+
+def _apply_ini(config: Config, path: Path) -> Config:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (OSError, UnicodeDecodeError, configparser.Error) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    if parser.has_option("options", "python_requires"):
+        requires = parser.get("options", "python_requires")
+        version = lowest_python(requires, f"python_requires in {path.name}")
+        if version:
+            config = replace(config, target_python=version,
+                             target_python_source=f"python_requires {requires!r} in {path.name}")
+    for section in ("tfproc_lint", "tfproc-lint"):
+        if parser.has_section(section):
+            config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")
+    return config
+
+
+def lowest_python(specifier: str, where: str) -> tuple[int, int] | None:
+    """The oldest Python 3 minor version a `requires-python` specifier admits."""
+    try:
+        spec = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        raise ConfigError(f"{where}: {specifier!r} is not a valid version specifier") from None
+    for minor in range(0, 30):
+        if spec.contains(f"3.{minor}.99", prereleases=True) or spec.contains(f"3.{minor}", prereleases=True):
+            return 3, minor
+    return None

@@ -1,0 +1,89 @@
+"""Plain data returned by the engine to every front end (CLI, flake8 plugin, probe, tests)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Applicability(str, enum.Enum):
+    """Ruff's fix-safety model: only safe fixes are applied without `--unsafe-fixes`."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between two character offsets of the source with `content`."""
+
+    start: int
+    end: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "title": self.title,
+            "applicability": self.applicability.value,
+            "edits": [{"start": e.start, "end": e.end, "content": e.content} for e in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding. `line` is 1-based, `col` 0-based (flake8 and bugbear convention)."""
+
+    code: str
+    message: str
+    path: str
+    line: int
+    col: int
+    severity: Severity = Severity.ERROR
+    fix: Fix | None = None
+    end_line: int | None = None
+    end_col: int | None = None
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.col, self.code)
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "column": self.col + 1,
+            "end_line": self.end_line,
+            "end_column": None if self.end_col is None else self.end_col + 1,
+            "severity": self.severity.value,
+            "fix": None if self.fix is None else self.fix.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be read or parsed; reported in one line, the run goes on."""
+
+    path: str
+    reason: str
+    internal: bool = False  # a bug in tfproc-lint rather than bad input
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    error: FileError | None = None

@@ -1,0 +1,92 @@
+"""Rule documentation rendered from the rule classes (one page per rule, Ruff's headings).
+
+`python -m tfproc_lint.docs` rewrites docs/rules/; `--check` fails when a page is out of date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+
+from tfproc_lint.rules.base import Rule, all_rules
+
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+FIX_AVAILABILITY = {
+    "none": "No automatic fix.",
+    "sometimes": "Fix is sometimes available.",
+    "always": "Fix is always available.",
+}
+
+
+def doc_path(code: str) -> str:
+    return f"docs/rules/{code}.md"
+
+
+def _paragraph(text: str) -> str:
+    return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
+
+
+def render_rule(rule: type[Rule]) -> str:
+    bad, good = rule.bad_examples[0], rule.good_examples[0]
+    sections = [
+        f"# {rule.code} {rule.name}",
+        f"{rule.summary}. Severity: {rule.severity.value}. {FIX_AVAILABILITY[rule.fix_availability]}",
+        "## What it does",
+        _paragraph(rule.what_it_does),
+        "## Why is this bad?",
+        _paragraph(rule.why_bad),
+    ]
+    if rule.known_problems:
+        sections += ["## Known problems", _paragraph(rule.known_problems)]
+    sections += [
+        "## Example",
+        f"```python\n{bad.code.rstrip()}\n```",
+        "## Use instead",
+        f"```python\n{good.code.rstrip()}\n```",
+        "## Fix safety",
+        _paragraph(rule.fix_safety),
+        "## Evidence",
+        _paragraph(rule.evidence),
+        "## References",
+        "\n".join(f"- {reference}" for reference in rule.references),
+    ]
+    return "\n\n".join(sections) + "\n"
+
+
+def render_index() -> str:
+    lines = ["# Rules", "", "| Code | Name | Summary | Fix |", "| --- | --- | --- | --- |"]
+    for rule in all_rules():
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.summary} | {rule.fix_availability} |")
+    return "\n".join(lines) + "\n"
+
+
+def expected_pages() -> dict[str, str]:
+    pages = {f"{rule.code}.md": render_rule(rule) for rule in all_rules()}
+    pages["README.md"] = render_index()
+    return pages
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tfproc_lint.docs", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if docs/rules/ is out of date")
+    parser.add_argument("--output", type=Path, default=DOCS_DIR)
+    args = parser.parse_args(argv)
+    stale = []
+    for name, text in expected_pages().items():
+        path = args.output / name
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != text:
+            stale.append(name)
+            if not args.check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        print(f"out of date: {', '.join(stale)}; run `python -m tfproc_lint.docs`", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""The engine: one parse, one analysis, all enabled rules, plain data out.
+
+`lint_source` is the one core function behind the CLI, the flake8 plugin, the probe and the tests.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tokenize
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+import libcst as cst
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.prefilter import may_match
+from tfproc_lint.config import Config
+from tfproc_lint.diagnostics import Diagnostic, Edit, FileError, FileResult, Fix
+from tfproc_lint.rules.base import Report, Rule, all_rules
+
+DEFAULT_CONFIG = Config()
+
+
+class SourceError(Exception):
+    """The source cannot be analysed (syntax error, ...); the message is one line."""
+
+
+@dataclass(frozen=True)
+class DecodedSource:
+    text: str
+    encoding: str
+    bom: bool
+
+
+def enabled_rules(config: Config) -> list[Rule]:
+    return [rule() for rule in all_rules() if config.is_enabled(rule.code)]
+
+
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
+        raise SourceError(
+            f"cannot parse as Python 3 (line {error.raw_line}, column {error.raw_column + 1}): {message}"
+        ) from None
+    except RecursionError:
+        raise SourceError("cannot parse: the code is nested too deeply") from None
+    except (ValueError, TypeError) as error:  # e.g. NUL bytes
+        raise SourceError(f"cannot parse: {str(error).splitlines()[0]}") from None
+
+
+def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
+                respect_noqa: bool = True) -> list[Diagnostic]:
+    """Diagnostics for one module's text. Raises SourceError when it cannot be parsed."""
+    if not may_match(source):
+        return []
+    rules = enabled_rules(config)
+    if not rules:
+        return []
+    analysis = FileAnalysis(parse(source), path, config)
+    reports: list[tuple[Rule, Report]] = []
+    for crossing in analysis.crossings:
+        for rule in rules:
+            reports.extend((rule, report) for report in rule.check_crossing(crossing, analysis))
+    for rule in rules:
+        reports.extend((rule, report) for report in rule.check_file(analysis))
+    diagnostics = _to_diagnostics(reports, analysis, source)
+    if respect_noqa:
+        diagnostics = remove_noqa(diagnostics, source)
+    return diagnostics
+
+
+def _to_diagnostics(reports, analysis: FileAnalysis, source: str) -> list[Diagnostic]:
+    seen: set[tuple[str, int]] = set()
+    diagnostics = []
+    for rule, report in reports:
+        if (rule.code, id(report.node)) in seen:
+            continue
+        seen.add((rule.code, id(report.node)))
+        position = analysis.position(report.node)
+        fix = None
+        if report.fix is not None:
+            fixed = report.fix.build(analysis)
+            if fixed is not None and fixed.code != source:
+                fix = Fix(report.fix.title, report.fix.applicability, text_edits(source, fixed.code))
+        diagnostics.append(Diagnostic(
+            code=rule.code,
+            message=report.message,
+            path=analysis.path,
+            line=position.start.line,
+            col=position.start.column,
+            severity=rule.severity,
+            fix=fix,
+            end_line=position.end.line,
+            end_col=position.end.column,
+        ))
+    return sorted(diagnostics, key=lambda d: d.sort_key)
+
+
+def text_edits(before: str, after: str) -> tuple[Edit, ...]:
+    """The smallest line-level edits that turn `before` into `after`."""
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    offsets = [0]
+    for line in old:
+        offsets.append(offsets[-1] + len(line))
+    edits = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            edits.append(Edit(offsets[i1], offsets[i2], "".join(new[j1:j2])))
+    return tuple(edits)
+
+
+_NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z][0-9]+(?:[,\s]+[A-Z][0-9]+)*))?", re.IGNORECASE)
+
+
+def remove_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
+    """Drop findings silenced by `# noqa` or `# noqa: CODE[,CODE]` on their line (flake8's syntax)."""
+    if "noqa" not in source.lower() or not diagnostics:
+        return diagnostics
+    lines = source.splitlines()
+    kept = []
+    for diagnostic in diagnostics:
+        line = lines[diagnostic.line - 1] if diagnostic.line <= len(lines) else ""
+        match = _NOQA.search(line)
+        if match is None:
+            kept.append(diagnostic)
+            continue
+        codes = match.group("codes")
+        if codes and not any(diagnostic.code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
+            kept.append(diagnostic)
+    return kept
+
+
+# Files ------------------------------------------------------------------------------------------
+def decode(data: bytes) -> DecodedSource:
+    """Decode as Python does (BOM, coding cookie, else UTF-8); raise SourceError otherwise."""
+    if b"\0" in data:
+        raise SourceError("contains NUL bytes; not a Python source file")
+    try:
+        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}") from None
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data.decode("utf-8-sig" if bom else encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise SourceError(f"cannot decode as {encoding}: {error}") from None
+    return DecodedSource(text, "utf-8" if bom else encoding, bom)
+
+
+def read_source(path: Path) -> DecodedSource:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SourceError(f"cannot read: {error.strerror or error}") from None
+    return decode(data)
+
+
+def lint_file(path: Path, config: Config = DEFAULT_CONFIG, display: str | None = None) -> FileResult:
+    """Read, decode and lint one file; never raises for bad input."""
+    name = display or str(path)
+    result = FileResult(name)
+    try:
+        source = read_source(path)
+        result.diagnostics = lint_source(source.text, name, config)
+    except SourceError as error:
+        result.error = FileError(name, str(error))
+    except Exception as error:  # noqa: BLE001 - one file's bug must not stop the run
+        result.error = FileError(name, f"internal error: {type(error).__name__}: {error}", internal=True)
+    return result

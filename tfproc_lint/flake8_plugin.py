@@ -1,0 +1,69 @@
+"""flake8 plugin `TFP`: `flake8 --select TFP`.
+
+flake8 conventions (as in flake8-bugbear): the constructor takes `tree` (so flake8 treats this as
+an AST plugin), `lines` and `filename`; `run()` yields (line, 0-based column, "CODE message", type);
+`# noqa` is left to flake8. LibCST and the rules are imported only for files that pass the text
+pre-filter, so installing the plugin does not slow down every flake8 start.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from typing import Iterator
+
+from tfproc_lint import __version__
+from tfproc_lint.analysis.prefilter import may_match
+
+
+class TFProcPlugin:
+    name = "tfproc-lint"
+    version = __version__
+    target_python: str | None = None
+    assume_start_method: str | None = None
+
+    def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<stdin>") -> None:
+        self.tree = tree
+        self.lines = lines
+        self.filename = filename
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option("--tfp-target-python", parse_from_config=True, default=None,
+                           help="tfproc-lint: Python version the code runs on (e.g. 3.11); drives the "
+                                "default start method")
+        manager.add_option("--tfp-assume-start-method", parse_from_config=True, default=None,
+                           choices=("fork", "spawn", "forkserver"),
+                           help="tfproc-lint: start method the program sets elsewhere")
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        cls.target_python = options.tfp_target_python
+        cls.assume_start_method = options.tfp_assume_start_method
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        source = "".join(self.lines)
+        if not may_match(source):
+            return
+        from tfproc_lint.engine import SourceError, lint_source
+
+        config = _config(self.target_python, self.assume_start_method)
+        try:
+            diagnostics = lint_source(source, self.filename, config, respect_noqa=False)
+        except SourceError:
+            return  # flake8 reports the syntax error itself (E999)
+        for diagnostic in diagnostics:
+            yield diagnostic.line, diagnostic.col, f"{diagnostic.code} {diagnostic.message}", type(self)
+
+
+@functools.lru_cache(maxsize=None)
+def _config(target_python: str | None, assume_start_method: str | None):
+    """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa."""
+    from tfproc_lint.config import apply_options, load_config
+
+    options = {"select": "TFP", "ignore": ""}
+    if target_python:
+        options["target-python"] = target_python
+    if assume_start_method:
+        options["assume-start-method"] = assume_start_method
+    return apply_options(load_config(), options, "flake8 options")

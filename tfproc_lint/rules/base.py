@@ -1,0 +1,98 @@
+"""The rule contract and the registry that discovers one rule per `tfpNNN_*.py` module."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+import libcst as cst
+
+from tfproc_lint.diagnostics import Applicability, Severity
+
+if TYPE_CHECKING:
+    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.routes import Crossing
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a rule reports: the node to point at, the message, an optional fix builder."""
+
+    node: cst.CSTNode
+    message: str
+    fix: "FixBuilder | None" = None
+
+
+class FixBuilder:
+    """Computes the rewritten module for one finding; see tfproc_lint/fixes/."""
+
+    title: str = ""
+    applicability: Applicability = Applicability.UNSAFE
+
+    def build(self, analysis: "FileAnalysis") -> cst.Module | None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Example:
+    """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID)."""
+
+    code: str
+    expect: tuple[str, ...] = ()
+    config: tuple[tuple[str, str], ...] = ()  # options for this example, e.g. (("target-python", "3.14"),)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line for `tfproc-lint rules` and SARIF shortDescription
+    severity: ClassVar[Severity] = Severity.ERROR
+    fix_availability: ClassVar[str] = "none"  # none | sometimes | always
+    # Documentation, one field per heading (Ruff's layout).
+    what_it_does: ClassVar[str]
+    why_bad: ClassVar[str]
+    known_problems: ClassVar[str] = ""
+    fix_safety: ClassVar[str]
+    evidence: ClassVar[str]
+    references: ClassVar[tuple[str, ...]]
+    # The first bad example is the docs' Example, the first good one its Use instead.
+    bad_examples: ClassVar[tuple[Example, ...]]
+    good_examples: ClassVar[tuple[Example, ...]]
+
+    def check_crossing(self, crossing: "Crossing", analysis: "FileAnalysis") -> Iterable[Report]:
+        return ()
+
+    def check_file(self, analysis: "FileAnalysis") -> Iterable[Report]:
+        return ()
+
+
+def discover_rules() -> list[type[Rule]]:
+    """Every `Rule` subclass defined in a `tfproc_lint/rules/tfpNNN_*.py` module, by code."""
+    from tfproc_lint import rules as package
+
+    found: list[type[Rule]] = []
+    for module_info in pkgutil.iter_modules(package.__path__):
+        if not module_info.name.startswith("tfp"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{module_info.name}")
+        for attribute in vars(module).values():
+            if isinstance(attribute, type) and issubclass(attribute, Rule) and attribute is not Rule \
+                    and attribute.__module__ == module.__name__:
+                found.append(attribute)
+    return sorted(found, key=lambda rule: rule.code)
+
+
+_RULES: list[type[Rule]] | None = None
+
+
+def all_rules() -> list[type[Rule]]:
+    global _RULES
+    if _RULES is None:
+        _RULES = discover_rules()
+    return _RULES
+
+
+def rule_by_code(code: str) -> type[Rule] | None:
+    return next((rule for rule in all_rules() if rule.code == code.upper()), None)

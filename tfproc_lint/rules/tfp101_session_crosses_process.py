@@ -1,0 +1,105 @@
+"""TFP101: a TF1 session or graph object is sent to another process."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis.values import STATE_NOUNS, TF1_STATE
+from tfproc_lint.rules.base import Example, Report, Rule
+
+
+class SessionCrossesProcess(Rule):
+    code = "TFP101"
+    name = "session-crosses-process"
+    summary = "TF1 session or graph object sent to a worker process"
+    fix_availability = "none"
+    what_it_does = (
+        "Checks for a `tf.compat.v1.Session` (also `tf.Session`, `InteractiveSession`, "
+        "`MonitoredSession`) or a TF1 graph object (`tf.Graph`, placeholders and graph tensors, "
+        "`tf.train.Saver`) passed to another process: `Process(args=...)`, the task arguments of "
+        "`Pool.map`/`starmap`/`apply_async`/..., `Pool(initargs=...)`, "
+        "`ProcessPoolExecutor.submit`/`map`/`initargs`, `functools.partial` around the worker, "
+        "`Queue.put` and `Pipe()` connections."
+    )
+    why_bad = (
+        "A session wraps native threads, device handles and C++ graph state. It cannot be pickled, "
+        "so every route that pickles (pool tasks, executors, queues, pipes, and `Process` under the "
+        "spawn and forkserver start methods) fails with `TypeError: cannot pickle ...`; with "
+        "`multiprocessing.Queue` the error happens in a background feeder thread, is only printed, "
+        "and the consumer waits forever. Under fork nothing is pickled: the child inherits the "
+        "session, and its first `sess.run` hangs because TensorFlow's thread pools do not survive "
+        "`fork()` (tensorflow/tensorflow#2448: the session \"is not designed to be fork()-safe\")."
+    )
+    known_problems = (
+        "A bare `tf.Graph` inherited through fork works when the parent never ran a session, so "
+        "it is reported only on routes that pickle it."
+    )
+    fix_safety = (
+        "No automatic fix: the graph a session runs is usually built in the parent, and moving it "
+        "into the worker is a design change (manual edit required). Build the graph and the "
+        "session inside each worker, once, with `Pool(initializer=...)`, and send only arrays."
+    )
+    evidence = (
+        "runtime_probe: `Pool.map(f, [sess])` raises `TypeError: cannot pickle` in the parent; "
+        "`Process(args=(sess,))` under fork hangs in the child's `sess.run`; the initializer twin "
+        "returns the right result."
+    )
+    references = (
+        "https://github.com/tensorflow/tensorflow/issues/2448",
+        "https://github.com/tensorflow/tensorflow/issues/8220",
+        "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow.compat.v1 as tf\n\n"
+            "def infer(sess, row):\n"
+            "    return sess.run('y:0', {'x:0': row})\n\n"
+            "sess = tf.Session()\n"
+            "with mp.Pool(2) as pool:\n"
+            "    pool.starmap(infer, [(sess, row) for row in rows])\n",
+            ("TFP101",),
+        ),
+        Example(
+            "from multiprocessing import Process, Queue\n"
+            "import tensorflow as tf\n\n"
+            "with tf.compat.v1.Session() as sess:\n"
+            "    q = Queue()\n"
+            "    q.put(sess)\n",
+            ("TFP101",),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow.compat.v1 as tf\n\n"
+            "_sess = None\n\n"
+            "def init_worker(graph_path):\n"
+            "    global _sess\n"
+            "    _sess = tf.Session(graph=load_graph(graph_path))\n\n"
+            "def infer(row):\n"
+            "    return _sess.run('y:0', {'x:0': row})\n\n"
+            "with mp.get_context('spawn').Pool(2, initializer=init_worker, initargs=('g.pb',)) as pool:\n"
+            "    pool.map(infer, rows)\n"
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow.compat.v1 as tf\n\n"
+            "sess = None\n"
+            "mp.Process(target=work, args=(sess,)).start()\n"
+        ),
+    )
+
+    def check_crossing(self, crossing, analysis):
+        method, why = analysis.start_method(crossing.owner)
+        for node, value in analysis.sent_state(crossing):
+            if value.kind not in TF1_STATE:
+                continue
+            happens = outcomes.outcome(value.kind, crossing, method)
+            if happens is None:
+                continue
+            noun = STATE_NOUNS[value.kind]
+            yield Report(
+                node,
+                f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
+                f"{outcomes.remedy(crossing, 'session')}{outcomes.assumption(crossing, method, why)}",
+            )

@@ -1,0 +1,114 @@
+"""TFP102: a tf.function, Dataset, SavedModel or Keras model is sent to another process."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis.values import STATE_NOUNS, TF2_STATE, Kind
+from tfproc_lint.rules.base import Example, Report, Rule
+
+
+class RuntimeStateCrossesProcess(Rule):
+    code = "TFP102"
+    name = "runtime-state-crosses-process"
+    summary = "tf.function, Dataset, SavedModel or Keras model sent to a worker process"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Checks for TensorFlow 2 runtime objects passed to another process by the same routes as "
+        "TFP101: a `tf.function` (also as the pool callable itself), a `tf.data.Dataset`, the result "
+        "of `tf.saved_model.load`, and a Keras model (built, compiled or loaded)."
+    )
+    why_bad = (
+        "These objects hold live runtime state. A `tf.function` fails to pickle (`PicklingError`), "
+        "a `Dataset` fails on its variant tensor (`InvalidArgumentError`), a loaded SavedModel "
+        "fails with `AttributeError: Can't pickle local object`. A Keras 3 model does pickle, by "
+        "serialising the whole model: through a pool that happens for every task, and a model with "
+        "an unregistered custom layer makes the worker die while unpickling, after which "
+        "`Pool.map` never returns. Under fork (`Process(args=...)`), nothing is pickled and the "
+        "child's first use of the inherited object hangs."
+    )
+    fix_safety = (
+        "Where the model is made by a loader call whose arguments are available in the parent "
+        "(`load_model(path)`, `tf.saved_model.load(path)`), the fix rewrites to the initializer "
+        "pattern: the worker builds the model once into a module global and receives only data. "
+        "It is unsafe: what is pickled, what globals the workers see and their start-up cost "
+        "change. Elsewhere: manual edit required."
+    )
+    evidence = (
+        "runtime_probe: a `tf.function` passed to `Pool.map` raises `PicklingError` in the parent; "
+        "a Keras model through `Pool.map` is serialised on every task; the initializer twin returns "
+        "the right result."
+    )
+    references = (
+        "https://github.com/tensorflow/tensorflow/issues/14442",
+        "https://www.tensorflow.org/guide/function",
+        "https://keras.io/guides/serialization_and_saving/",
+    )
+    bad_examples = (
+        Example(
+            "from concurrent.futures import ProcessPoolExecutor\n"
+            "from functools import partial\n"
+            "import tensorflow as tf\n\n"
+            "def score(model, batch):\n"
+            "    return model.predict(batch)\n\n"
+            "model = tf.keras.models.load_model('model.keras')\n"
+            "with ProcessPoolExecutor(2) as ex:\n"
+            "    list(ex.map(partial(score, model), batches))\n",
+            ("TFP102",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "@tf.function\n"
+            "def step(x):\n"
+            "    return x * 2\n\n"
+            "with mp.get_context('spawn').Pool(2) as pool:\n"
+            "    pool.map(step, [1.0, 2.0])\n",
+            ("TFP102",),
+        ),
+    )
+    good_examples = (
+        Example(
+            "from concurrent.futures import ProcessPoolExecutor\n"
+            "import tensorflow as tf\n\n"
+            "_model = None\n\n"
+            "def init_worker(path):\n"
+            "    global _model\n"
+            "    _model = tf.keras.models.load_model(path)\n\n"
+            "def score(batch):\n"
+            "    return _model.predict(batch)\n\n"
+            "with ProcessPoolExecutor(2, initializer=init_worker, initargs=('model.keras',)) as ex:\n"
+            "    list(ex.map(score, batches))\n"
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "weights = tf.Variable([1.0, 2.0])\n"
+            "with mp.get_context('spawn').Pool(2) as pool:\n"
+            "    pool.map(print, [weights.numpy()])\n"
+        ),
+    )
+
+    def check_crossing(self, crossing, analysis):
+        method, why = analysis.start_method(crossing.owner)
+        for node, value in analysis.sent_state(crossing):
+            if value.kind not in TF2_STATE:
+                continue
+            happens = outcomes.outcome(value.kind, crossing, method)
+            if happens is None:
+                continue
+            noun = STATE_NOUNS[value.kind]
+            yield Report(
+                node,
+                f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
+                f"{outcomes.remedy(crossing, 'model' if value.kind is Kind.KERAS_MODEL else 'copy')}"
+                f"{outcomes.assumption(crossing, method, why)}",
+            )
+        if crossing.callable is not None and outcomes.is_pickled(crossing, method):
+            worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+            if worker.kind == "tf_function":
+                yield Report(
+                    crossing.callable,
+                    f"tf.function `{analysis.code(crossing.callable, 30)}` used as the callable of "
+                    f"{crossing.route}: pickling it fails (PicklingError), raised in the parent; "
+                    "pass a plain module-level function that calls it inside the worker",
+                )

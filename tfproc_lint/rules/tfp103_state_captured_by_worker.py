@@ -1,0 +1,164 @@
+"""TFP103: the worker callable carries TensorFlow state in its object or closure."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis.symbols import read_names
+from tfproc_lint.analysis.values import STATE, STATE_NOUNS, Kind, merge
+from tfproc_lint.rules.base import Example, Report, Rule
+
+
+class StateCapturedByWorker(Rule):
+    code = "TFP103"
+    name = "state-captured-by-worker"
+    summary = "worker callable is a bound method, closure or lambda holding TensorFlow state"
+    what_it_does = (
+        "Checks the process target or pool callable: a bound method whose object holds a session or "
+        "model in an attribute set while it is constructed (`Process(target=self.run)` with "
+        "`self.sess = tf.compat.v1.Session()` in `__init__`), or a closure or lambda whose enclosing "
+        "function holds one."
+    )
+    why_bad = (
+        "The state travels implicitly. Pickling a bound method pickles its whole object, so a pool "
+        "(or spawn) fails on the session inside it, or serialises the whole Keras model for every "
+        "task; closures and lambdas cannot be pickled at all. Under fork, a `Process` target is not "
+        "pickled: the child inherits the object and hangs on the first use of the session or model."
+    )
+    known_problems = (
+        "Only attributes assigned in `__init__` (and the methods it calls) count, since those run "
+        "in the parent; state created later, inside the worker, is fine and not reported."
+    )
+    fix_safety = (
+        "No automatic fix (manual edit required): make the worker a module-level function or a "
+        "staticmethod, and build the state inside the worker once, e.g. with `Pool(initializer=...)`."
+    )
+    evidence = (
+        "runtime_probe: `Pool.map(self.predict, rows)` with `self.sess` a session raises "
+        "`TypeError: cannot pickle` in the parent; the module-level function with an initializer "
+        "returns the right result."
+    )
+    references = (
+        "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",
+        "https://github.com/tensorflow/tensorflow/issues/2448",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "class Agent:\n"
+            "    def __init__(self):\n"
+            "        self.sess = tf.compat.v1.Session()\n\n"
+            "    def act(self, obs):\n"
+            "        return self.sess.run('pi:0', {'obs:0': obs})\n\n"
+            "    def rollout(self, observations):\n"
+            "        with mp.Pool(4) as pool:\n"
+            "            return pool.map(self.act, observations)\n",
+            ("TFP103",),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "class Agent:\n"
+            "    def __init__(self):\n"
+            "        self.sess = tf.compat.v1.Session()\n\n"
+            "    @staticmethod\n"
+            "    def act(obs):\n"
+            "        return obs * 2\n\n"
+            "    def rollout(self, observations):\n"
+            "        with mp.Pool(4) as pool:\n"
+            "            return pool.map(self.act, observations)\n"
+        ),
+    )
+
+    def check_crossing(self, crossing, analysis):
+        if crossing.owner.kind is Kind.PROCESS and crossing.owner.info is not None:
+            yield from self._process_subclass(crossing, analysis)
+        if crossing.callable is None:
+            return
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        method, why = analysis.start_method(crossing.owner)
+        pickled = outcomes.is_pickled(crossing, method)
+        if worker.kind == "method" and worker.instance_class is not None:
+            held = analysis.state_attributes(worker.instance_class)
+            if not held:
+                return
+            attribute, value = held[0]
+            happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
+            what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
+        elif worker.kind in ("closure", "lambda"):
+            captured = self._captured_state(worker, analysis, crossing.site.order)
+            if captured is None:
+                return
+            name, value = captured
+            kind = "lambda" if worker.kind == "lambda" else "closure"
+            what = f"a {kind} whose captured `{name}`"
+            happens = "pickling it fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
+        else:
+            return
+        noun = STATE_NOUNS[value.kind]
+        label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
+        yield Report(
+            crossing.callable,
+            f"`{label}` given to {crossing.route} is {what} holds a {noun}: {happens}; use a "
+            f"module-level function and build the {noun} in the worker"
+            f"{outcomes.assumption(crossing, method, why)}",
+        )
+
+    @staticmethod
+    def _process_subclass(crossing, analysis):
+        """`class Worker(mp.Process)` whose __init__ builds state: the object is the worker."""
+        klass = crossing.owner.info
+        held = analysis.state_attributes(klass)
+        if not held:
+            return
+        attribute, value = held[0]
+        method, why = analysis.start_method(crossing.owner)
+        noun = STATE_NOUNS[value.kind]
+        happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
+        yield Report(
+            crossing.call,
+            f"Process subclass {klass.node.name.value} builds a {noun} in `self.{attribute}` in the "
+            f"parent: {happens}; build it in run(), which executes in the child"
+            f"{outcomes.assumption(crossing, method, why)}",
+        )
+
+    @staticmethod
+    def _captured_state(worker, analysis, order):
+        """A name the closure or lambda reads from an enclosing function, bound to TF state."""
+        if worker.kind == "lambda":
+            body, own_scope = worker.lambda_node.body, worker.scope
+        else:
+            body, own_scope = worker.function.node.body, worker.function.scope
+        symbols = analysis.symbols
+        for name in read_names(body):
+            owner = symbols.resolving_scope(name.value, own_scope)
+            if owner is None or owner is own_scope or owner.kind not in ("function", "lambda"):
+                continue
+            if analysis.function_of(owner) is not None and name.value == analysis.function_of(owner).self_name:
+                klass = analysis.function_of(owner).class_info
+                held = dict(analysis.state_attributes(klass)) if klass else {}
+                for attribute in _self_attributes(body, name.value):
+                    if attribute in held:
+                        return f"{name.value}.{attribute}", held[attribute]
+                continue
+            value = merge(analysis.classifier.classify_binding(b) for b in owner.bindings[name.value])
+            if value.kind in STATE:
+                return name.value, value
+        return None
+
+
+
+def _self_attributes(node: cst.CSTNode, self_name: str) -> list[str]:
+    found: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if isinstance(attribute.value, cst.Name) and attribute.value.value == self_name:
+                found.append(attribute.attr.value)
+
+    node.visit(Finder())
+    return found

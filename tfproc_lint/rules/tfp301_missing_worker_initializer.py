@@ -1,0 +1,182 @@
+"""TFP301: the pool callable builds TensorFlow state on every task; use a worker initializer."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfproc_lint.analysis.routes import has_initializer, one_task_per_child
+from tfproc_lint.analysis.symbols import FunctionInfo
+from tfproc_lint.analysis.values import Kind, calls_in_evaluation_order
+from tfproc_lint.diagnostics import Severity
+from tfproc_lint.rules.base import Example, Report, Rule
+
+_CACHE_DECORATORS = ("lru_cache", "cache", "cached", "memoize", "cached_property")
+
+
+class MissingWorkerInitializer(Rule):
+    code = "TFP301"
+    name = "missing-worker-initializer"
+    summary = "pool callable builds TensorFlow state on every task; build it once per worker"
+    severity = Severity.WARNING
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Checks the callable given to a process pool (`Pool.map`/`apply_async`/..., "
+        "`ProcessPoolExecutor.submit`/`map`) for statements that build TensorFlow state on every "
+        "call (a `tf.Graph`, a session, `load_model`, `tf.saved_model.load`, a Keras model build), "
+        "directly or through a helper in the same file, when the pool has no `initializer=`."
+    )
+    why_bad = (
+        "Each task pays the full build: graph construction, weight loading, runtime warm-up. "
+        "Measured here (runtime_probe benchmark), one model per worker built by an initializer runs "
+        "tens to hundreds of times more tasks per second than a model loaded per task."
+    )
+    known_problems = (
+        "A build cached in a global behind an `if x is None:` guard, in an `except` branch, or in "
+        "an `lru_cache`d helper is once per worker and not reported. `maxtasksperchild=1` "
+        "(`max_tasks_per_child=1`) asks for one process per task and is not reported."
+    )
+    fix_safety = (
+        "Where the building statements at the top of the task function do not depend on the task's "
+        "arguments, the fix moves them into a new module-level initializer that stores the state "
+        "in module globals, and adds `initializer=` to the pool. It is unsafe: state built once is "
+        "now shared by the tasks of a worker (a task that mutates it affects the next), the "
+        "initializer runs in every worker at start-up, and the function no longer works outside "
+        "the pool without calling the initializer. Otherwise: manual edit required."
+    )
+    evidence = (
+        "runtime_probe: a Keras model loaded per task and the initializer twin return the same "
+        "predictions; the benchmark reports the per-task and per-worker throughput."
+    )
+    references = (
+        "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.pool.Pool",
+        "https://docs.python.org/3/library/concurrent.futures.html#processpoolexecutor",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def predict(row):\n"
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            "    return model.predict(row[None])[0]\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(2) as pool:\n"
+            "        print(pool.map(predict, rows))\n",
+            ("TFP301",),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "model = None\n\n"
+            "def init_worker():\n"
+            "    global model\n"
+            "    model = tf.keras.models.load_model('model.keras')\n\n"
+            "def predict(row):\n"
+            "    return model.predict(row[None])[0]\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(2, initializer=init_worker) as pool:\n"
+            "        print(pool.map(predict, rows))\n"
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "_model = None\n\n"
+            "def predict(row):\n"
+            "    global _model\n"
+            "    if _model is None:\n"
+            "        _model = tf.keras.models.load_model('model.keras')\n"
+            "    return _model.predict(row[None])[0]\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(2) as pool:\n"
+            "        print(pool.map(predict, rows))\n"
+        ),
+    )
+
+    def check_crossing(self, crossing, analysis):
+        owner = crossing.owner
+        if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
+            return
+        if crossing.route.endswith("(initargs=...)") or not isinstance(owner.origin, cst.Call):
+            return
+        if has_initializer(owner.origin, owner.kind) or one_task_per_child(owner.origin, owner.kind):
+            return
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        if worker.function is None or worker.kind not in ("function", "method"):
+            return
+        builder = per_task_builder(analysis, worker.function)
+        if builder is None:
+            return
+        pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
+            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`) and the pool has no "
+            f"initializer: build it once per worker with {pool}(initializer=...) into a module global",
+        )
+
+
+def per_task_builder(analysis, info: FunctionInfo, depth: int = 0) -> cst.Call | None:
+    """The first call in `info` that builds TF state on every call (not behind a cache)."""
+    for call in _unguarded_calls(info.node.body.body):
+        if analysis.tf.builds_state(call):
+            return call
+        site = analysis.site(call)
+        if depth < 2 and site is not None:
+            callee = analysis.worker(call.func, site.scope, site.order)
+            helper = callee.function
+            if helper is not None and helper is not info and not _is_cached(helper):
+                if per_task_builder(analysis, helper, depth + 1) is not None:
+                    return call
+    return None
+
+
+def _unguarded_calls(statements):
+    """Calls made on every execution: not under a cache check (`if x is None`, `except`)."""
+    for statement in statements:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.If):
+            yield from calls_in_evaluation_order(statement.test)
+            if not _is_cache_check(statement.test):
+                yield from _unguarded_calls(statement.body.body)
+            continue
+        if isinstance(statement, cst.Try):
+            yield from _unguarded_calls(statement.body.body)
+            for part in (statement.orelse, statement.finalbody):
+                if part is not None:
+                    yield from _unguarded_calls(part.body.body)
+            continue
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from calls_in_evaluation_order(statement)
+            continue
+        if isinstance(statement, cst.With):
+            for item in statement.items:
+                yield from calls_in_evaluation_order(item.item)
+            yield from _unguarded_calls(statement.body.body)
+            continue
+        if isinstance(statement, (cst.For, cst.While)):
+            yield from calls_in_evaluation_order(statement.iter if isinstance(statement, cst.For) else statement.test)
+            yield from _unguarded_calls(statement.body.body)
+
+
+def _is_cache_check(test: cst.BaseExpression) -> bool:
+    """`x is None`, `not x`, `key not in cache`, `hasattr(...)`, combined with and/or."""
+    if isinstance(test, cst.BooleanOperation):
+        return _is_cache_check(test.left) or _is_cache_check(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return isinstance(test.expression, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
+    if isinstance(test, cst.Comparison):
+        for target in test.comparisons:
+            if isinstance(target.operator, (cst.In, cst.NotIn)):
+                return True
+            if isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
+                    and target.comparator.value == "None":
+                return True
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr":
+        return True
+    return False
+
+
+def _is_cached(info: FunctionInfo) -> bool:
+    return any(name.split(".")[-1] in _CACHE_DECORATORS for name in info.decorator_names)
