@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,52 +18,49 @@ class SourceFile:
     display: str  # as the user will read it: relative to the working directory when possible
 
 
-def is_excluded(path: Path, patterns: tuple[str, ...]) -> bool:
-    """A pattern matches a file or directory name, or a path relative to the working directory."""
-    name = path.name
-    text = _display(path)
-    return any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(text, pattern) for pattern in patterns)
+class Excluder:
+    """Patterns match a file or directory name, or its path as given (fnmatch syntax)."""
 
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self._match = re.compile("|".join(fnmatch.translate(p) for p in patterns)).match if patterns else None
 
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+    def __call__(self, name: str, path: str) -> bool:
+        if self._match is None:
+            return False
+        return bool(self._match(name) or self._match(path) or (path.startswith("./") and self._match(path[2:])))
 
 
 def collect_files(paths: list[str], config: Config) -> tuple[list[SourceFile], list[FileError]]:
     """Python files under `paths`. Explicit files are always checked, whatever their name."""
-    patterns = config.exclude + config.extend_exclude
+    excluded = Excluder(config.exclude + config.extend_exclude)
     files: list[SourceFile] = []
     errors: list[FileError] = []
     seen: set[str] = set()
 
-    def add(path: Path, display: str) -> None:
+    def add(path: str) -> None:
         key = os.path.realpath(path)
         if key not in seen:
             seen.add(key)
-            files.append(SourceFile(path, display))
+            files.append(SourceFile(Path(path), path))
 
     for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
+        if os.path.isdir(raw):
             def unreadable(error: OSError, root: str = raw) -> None:
                 errors.append(FileError(error.filename or root, f"cannot read directory: {error.strerror}"))
 
-            for directory, subdirectories, names in os.walk(path, onerror=unreadable):
-                base = Path(directory)
-                subdirectories[:] = sorted(d for d in subdirectories if not is_excluded(base / d, patterns))
+            for directory, subdirectories, names in os.walk(raw, onerror=unreadable):
+                subdirectories[:] = sorted(
+                    d for d in subdirectories if not excluded(d, os.path.join(directory, d)))
                 for name in sorted(names):
-                    candidate = base / name
-                    if name.endswith(".py") and not is_excluded(candidate, patterns) and candidate.is_file():
-                        add(candidate, _display(candidate))
-        elif path.is_file():
-            add(path, raw)
-        elif path.exists():
-            errors.append(FileError(raw, "not a regular file or directory"))
-        elif path.is_symlink():
+                    candidate = os.path.join(directory, name)
+                    if name.endswith(".py") and not excluded(name, candidate) and os.path.isfile(candidate):
+                        add(candidate)
+        elif os.path.isfile(raw):
+            add(raw)
+        elif os.path.lexists(raw) and not os.path.exists(raw):
             errors.append(FileError(raw, "broken symbolic link"))
+        elif os.path.exists(raw):
+            errors.append(FileError(raw, "not a regular file or directory"))
         else:
             errors.append(FileError(raw, "no such file or directory"))
     return files, errors

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
+from tfproc_lint.analysis.positions import as_range, compute_spans
 from tfproc_lint.analysis.routes import Crossing, RouteFinder
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
@@ -151,19 +152,26 @@ class FileAnalysis:
         return Worker("unknown", node, scope)
 
     def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
-        for info in self.classifier.class_lineage(klass):
-            for statement in info.node.body.body:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
-                    return self.symbols.functions.get(statement)
-        return None
+        return self.classifier.method_of_class(klass, name)
 
-    def state_attributes(self, klass: ClassInfo) -> list[tuple[str, Value]]:
-        """`self.x` attributes holding TF state once the object is constructed."""
+    def state_attributes(self, klass: ClassInfo, site: CallSite | None = None) -> list[tuple[str, Value]]:
+        """`self.x` attributes holding TF state once the object is constructed, and, when `site`
+        is in a method of the class, those that method assigned before reaching `site`."""
         found = []
         for name in self.classifier.class_attributes(klass):
             value = self.classifier.class_attribute(klass, name)
             if value.kind in STATE:
                 found.append((name, value))
+        method = enclosing_function(site.scope) if site is not None else None
+        if method is not None and method.class_info is klass:
+            known = {name for name, _ in found}
+            for name, bindings in klass.attributes.items():
+                earlier = [b for b in bindings if b.order < site.order and b.value is not None
+                           and enclosing_function(b.scope) is method]
+                if name not in known and earlier:
+                    value = self.classifier.classify(earlier[-1].value, earlier[-1].scope, earlier[-1].order)
+                    if value.kind in STATE:
+                        found.append((name, value))
         return found
 
     def sent_state(self, crossing: Crossing) -> list[tuple[cst.BaseExpression, Value]]:
@@ -180,15 +188,14 @@ class FileAnalysis:
 
     # positions and text -----------------------------------------------------------------------------
     @cached_property
-    def _positions(self):
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        return wrapper.resolve(PositionProvider)
+    def _spans(self):
+        return compute_spans(self.module)
 
-    def position(self, node: cst.CSTNode):
-        return self._positions[node]
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        return as_range(self._spans[node])
 
     def line_of(self, node: cst.CSTNode) -> int:
-        return self._positions[node].start.line
+        return self.position(node).start.line
 
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(self.module.code_for_node(node).split())

@@ -28,6 +28,7 @@ POOL_TASK_METHODS = {
 _ITERABLE_KEYWORDS = {"iterable": "iterable"}
 QUEUE_METHODS = {"put", "put_nowait"}
 ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | {"submit", "send", "start"}
+CONSTRUCTOR_NAMES = frozenset({"Pool", "Process", "ProcessPoolExecutor"})
 
 
 @dataclass(eq=False)
@@ -64,10 +65,20 @@ class RouteFinder:
         if name in ROUTE_METHODS and isinstance(func, cst.Attribute):
             crossing = self._method_route(site, func, name)
             return [crossing] if crossing else []
+        if name not in CONSTRUCTOR_NAMES and not self._may_construct(func, site):
+            return []
         value = self.classifier.classify(call, site.scope, site.order)
         if value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.PROCESS) and value.origin is call:
             return self._constructor_routes(site, value)
         return []
+
+    def _may_construct(self, func: cst.BaseExpression, site: CallSite) -> bool:
+        """An alias (`P = Pool`, `from multiprocessing import Pool as P`) or a local subclass."""
+        if not isinstance(func, cst.Name):
+            return False
+        bindings = self.symbols.bindings_at(func.value, site.scope, site.order)
+        return any(b.kind in ("import", "class") or (b.kind == "assign" and isinstance(b.value, (cst.Name, cst.Attribute)))
+                   for b in bindings)
 
     # constructors: Process(target, args, kwargs), Pool(initializer, initargs) ---------------------
     def _constructor_routes(self, site: CallSite, owner: Value) -> list[Crossing]:

@@ -13,6 +13,8 @@ from typing import Iterator
 
 import libcst as cst
 
+from tfproc_lint.analysis.walk import child_nodes
+
 
 @dataclass(eq=False)
 class Binding:
@@ -53,6 +55,7 @@ class ClassInfo:
     scope: Scope  # the class body scope
     outer: Scope  # where the bases resolve
     attributes: dict[str, list[Binding]] = field(default_factory=dict)  # self.x = ... by method
+    constructors: set[str] | None = None  # __init__ and the methods it calls (values.py)
 
 
 @dataclass(eq=False)
@@ -61,6 +64,7 @@ class FunctionInfo:
     scope: Scope  # the function's own scope
     class_info: ClassInfo | None  # set for methods
     order: int
+    returns: list[cst.Return] = field(default_factory=list)
 
     @property
     def decorator_names(self) -> list[str]:
@@ -104,7 +108,7 @@ class SymbolTable:
     def __init__(self, module: cst.Module) -> None:
         self.module_node = module
         collector = _Collector(module)
-        module.visit(collector)
+        collector.walk(module)
         self.module_scope: Scope = collector.module_scope
         self.calls: list[CallSite] = collector.calls
         self.functions: dict[cst.FunctionDef, FunctionInfo] = collector.functions
@@ -144,7 +148,10 @@ class SymbolTable:
         if owner is None:
             return []
         bindings = owner.bindings[name]
-        if owner is scope or (owner is scope.module and scope.kind == "module"):
+        running = scope  # comprehensions run in place, in their enclosing scope's flow
+        while running.kind == "comprehension" and running.parent is not None:
+            running = running.parent
+        if owner is running:
             before = [b for b in bindings if b.order < order]
             if before:
                 return [before[-1]]
@@ -158,10 +165,9 @@ class SymbolTable:
                 yield scope
 
 
-_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+class _Collector:
+    """One read-only walk (see walk.py) that records scopes, bindings and call sites."""
 
-
-class _Collector(cst.CSTVisitor):
     def __init__(self, module: cst.Module) -> None:
         self.module_scope = Scope("module", module, None)
         self.scope = self.module_scope
@@ -173,6 +179,40 @@ class _Collector(cst.CSTVisitor):
         self.order_of_node: dict[cst.CSTNode, int] = {}
         self.imported_modules: set[str] = set()
         self.function_stack: list[FunctionInfo] = []
+        self.handlers = {
+            cst.Import: self.on_import,
+            cst.ImportFrom: self.on_import_from,
+            cst.FunctionDef: self.on_function,
+            cst.Lambda: self.on_lambda,
+            cst.ClassDef: self.on_class,
+            cst.ListComp: self.on_comprehension,
+            cst.SetComp: self.on_comprehension,
+            cst.GeneratorExp: self.on_comprehension,
+            cst.DictComp: self.on_comprehension,
+            cst.Global: self.on_global,
+            cst.Nonlocal: self.on_nonlocal,
+            cst.Assign: self.on_assign,
+            cst.AnnAssign: self.on_ann_assign,
+            cst.AugAssign: self.on_aug_assign,
+            cst.NamedExpr: self.on_named_expr,
+            cst.WithItem: self.on_with_item,
+            cst.For: self.on_for,
+            cst.ExceptHandler: self.on_except,
+            cst.Call: self.on_call,
+            cst.Return: self.on_return,
+        }
+
+    def walk(self, node: cst.CSTNode) -> None:
+        handler = self.handlers.get(type(node))
+        if handler is not None:
+            handler(node)
+        else:
+            for child in child_nodes(node):
+                self.walk(child)
+
+    def walk_children(self, node: cst.CSTNode) -> None:
+        for child in child_nodes(node):
+            self.walk(child)
 
     # helpers ------------------------------------------------------------------------------------
     def _tick(self) -> int:
@@ -219,7 +259,6 @@ class _Collector(cst.CSTVisitor):
             return
         binding = Binding(target.attr.value, "assign", self._tick(), self.scope, value)
         function.class_info.attributes.setdefault(target.attr.value, []).append(binding)
-        self.order_of_node[target] = binding.order
 
     def _push(self, kind: str, node: cst.CSTNode) -> Scope:
         scope = Scope(kind, node, self.scope)
@@ -232,7 +271,7 @@ class _Collector(cst.CSTVisitor):
         self.scope = self.scope.parent
 
     # imports ------------------------------------------------------------------------------------
-    def visit_Import(self, node: cst.Import) -> None:
+    def on_import(self, node: cst.Import) -> None:
         for alias in node.names:
             full = _dotted(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
@@ -242,31 +281,28 @@ class _Collector(cst.CSTVisitor):
                 self._bind(head, "import", qualified=head)
             self.imported_modules.add(full)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None:
-            base = None  # a relative import names the project's own modules
-        else:
-            base = _dotted(node.module)
+    def on_import_from(self, node: cst.ImportFrom) -> None:
         if isinstance(node.names, cst.ImportStar):
             return
+        # A relative import names the project's own modules.
+        base = None if node.relative or node.module is None else _dotted(node.module)
         for alias in node.names:
             imported = _dotted(alias.name)
             local = imported
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            qualified = f"{base}.{imported}" if base else None
-            self._bind(local, "import", qualified=qualified)
-            if base:
-                self.imported_modules.add(base)
+            self._bind(local, "import", qualified=f"{base}.{imported}" if base else None)
+        if base:
+            self.imported_modules.add(base)
 
     # definitions --------------------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self._bind(node.name.value, "def", node)
+    def on_function(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:
-            decorator.visit(self)
+            self.walk(decorator)
         self._visit_param_defaults(node.params)
         if node.returns is not None:
-            node.returns.visit(self)
+            self.walk(node.returns)
+        self._bind(node.name.value, "def", node)
         class_info = self.scope.class_info if self.scope.kind == "class" else None
         scope = self._push("function", node)
         info = FunctionInfo(node, scope, class_info, self._tick())
@@ -274,23 +310,21 @@ class _Collector(cst.CSTVisitor):
         self.functions[node] = info
         self.function_stack.append(info)
         self._bind_params(node.params)
-        node.body.visit(self)
+        self.walk(node.body)
         self.function_stack.pop()
         self._pop()
-        return False
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
+    def on_lambda(self, node: cst.Lambda) -> None:
         self._visit_param_defaults(node.params)
         self._push("lambda", node)
         self._bind_params(node.params)
-        node.body.visit(self)
+        self.walk(node.body)
         self._pop()
-        return False
 
     def _visit_param_defaults(self, params: cst.Parameters) -> None:
         for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
             if param.default is not None:
-                param.default.visit(self)
+                self.walk(param.default)
 
     def _bind_params(self, params: cst.Parameters) -> None:
         every = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -300,127 +334,95 @@ class _Collector(cst.CSTVisitor):
         for param in every:
             self._bind(param.name.value, "param", param)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self._bind(node.name.value, "class", node)
+    def on_class(self, node: cst.ClassDef) -> None:
         for decorator in node.decorators:
-            decorator.visit(self)
+            self.walk(decorator)
         for base in [*node.bases, *node.keywords]:
-            base.visit(self)
+            self.walk(base)
+        self._bind(node.name.value, "class", node)
+        self.order_of_node[node] = self.counter
         outer = self.scope
         scope = self._push("class", node)
         info = ClassInfo(node, scope, outer)
         scope.class_info = info
         self.classes[node] = info
-        node.body.visit(self)
+        self.walk(node.body)
         self._pop()
-        return False
 
-    def _visit_comprehension(self, node) -> bool:
+    def on_comprehension(self, node) -> None:
         # The first iterable is evaluated in the enclosing scope.
-        node.for_in.iter.visit(self)
+        self.walk(node.for_in.iter)
         self._push("comprehension", node)
         for_in = node.for_in
         first = True
         while for_in is not None:
             if not first:
-                for_in.iter.visit(self)
+                self.walk(for_in.iter)
             first = False
             self._bind_target(for_in.target, "for", for_in.iter)
             for condition in for_in.ifs:
-                condition.visit(self)
+                self.walk(condition)
             for_in = for_in.inner_for_in
         for part in ("elt", "key", "value"):
             child = getattr(node, part, None)
             if child is not None:
-                child.visit(self)
+                self.walk(child)
         self._pop()
-        return False
-
-    visit_ListComp = _visit_comprehension
-    visit_SetComp = _visit_comprehension
-    visit_DictComp = _visit_comprehension
-    visit_GeneratorExp = _visit_comprehension
 
     # statements that bind -----------------------------------------------------------------------
-    def visit_Global(self, node: cst.Global) -> None:
+    def on_global(self, node: cst.Global) -> None:
         self.scope.global_names.update(item.name.value for item in node.names)
 
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+    def on_nonlocal(self, node: cst.Nonlocal) -> None:
         self.scope.nonlocal_names.update(item.name.value for item in node.names)
 
-    def leave_Assign(self, node: cst.Assign) -> None:
+    def on_assign(self, node: cst.Assign) -> None:
+        self.walk(node.value)
         for target in node.targets:
+            self.walk(target.target)
             self._bind_target(target.target, "assign", node.value)
 
-    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+    def on_ann_assign(self, node: cst.AnnAssign) -> None:
+        self.walk_children(node)
         if node.value is not None:
             self._bind_target(node.target, "assign", node.value)
 
-    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+    def on_aug_assign(self, node: cst.AugAssign) -> None:
+        self.walk_children(node)
         if isinstance(node.target, cst.Name):
             self._bind(node.target.value, "assign", None)
 
-    def leave_NamedExpr(self, node: cst.NamedExpr) -> None:
+    def on_named_expr(self, node: cst.NamedExpr) -> None:
+        self.walk(node.value)
         self._bind_target(node.target, "assign", node.value)
 
-    def leave_WithItem(self, node: cst.WithItem) -> None:
+    def on_with_item(self, node: cst.WithItem) -> None:
+        self.walk(node.item)
         if node.asname is not None:
             self._bind_target(node.asname.name, "with", node.item)
 
-    def visit_For(self, node: cst.For) -> None:
+    def on_for(self, node: cst.For) -> None:
+        self.walk(node.iter)
         self._bind_target(node.target, "for", node.iter)
+        self.walk(node.body)
+        if node.orelse is not None:
+            self.walk(node.orelse)
 
-    def leave_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+    def on_except(self, node: cst.ExceptHandler) -> None:
+        if node.type is not None:
+            self.walk(node.type)
         if node.name is not None and isinstance(node.name.name, cst.Name):
             self._bind(node.name.name.value, "except")
+        self.walk(node.body)
 
-    # calls ----------------------------------------------------------------------------------------
-    def visit_Call(self, node: cst.Call) -> None:
+    # calls and returns ----------------------------------------------------------------------------
+    def on_call(self, node: cst.Call) -> None:
         order = self._tick()
         self.order_of_node[node] = order
         self.calls.append(CallSite(node, self.scope, order))
+        self.walk_children(node)
 
-
-class _ReadNames(cst.CSTVisitor):
-    """Names read by some code: not attribute names, keywords, parameters or def names."""
-
-    def __init__(self) -> None:
-        self.names: list[cst.Name] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        if node.default is not None:
-            node.default.visit(self)
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        for decorator in node.decorators:
-            decorator.visit(self)
-        node.params.visit(self)
-        node.body.visit(self)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        for base in node.bases:
-            base.visit(self)
-        node.body.visit(self)
-        return False
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
-        return False
-
-
-def read_names(node: cst.CSTNode) -> list[cst.Name]:
-    finder = _ReadNames()
-    node.visit(finder)
-    return finder.names
+    def on_return(self, node: cst.Return) -> None:
+        if self.function_stack:
+            self.function_stack[-1].returns.append(node)
+        self.walk_children(node)

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis.names import is_tensorflow
-from tfproc_lint.analysis.symbols import FunctionInfo, Scope, read_names
-from tfproc_lint.analysis.values import STATE, Kind, Value, calls_in
+from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.analysis.values import STATE, Kind, Value
+from tfproc_lint.analysis.walk import calls_in, read_names
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis, Worker

@@ -15,6 +15,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.names import canonical
 from tfproc_lint.analysis.symbols import Binding, ClassInfo, FunctionInfo, Scope, SymbolTable
+from tfproc_lint.analysis.walk import calls_in
 
 
 class Kind(enum.Enum):
@@ -391,7 +392,24 @@ class Classifier:
                     return Value(base, origin=node, detail=callee.info.node.name.value, info=callee.info,
                                  method=self._method_of(node, scope, order, base))
                 return Value(Kind.INSTANCE, origin=node, info=callee.info)
+            if callee.kind is Kind.FUNCTION and isinstance(callee.info, FunctionInfo):
+                return self.returned_value(callee.info, depth + 1)
         return UNKNOWN
+
+    def returned_value(self, info: FunctionInfo, depth: int) -> Value:
+        """What a function of this file returns (`def load_graph(): ... return sess`)."""
+        returns = info.returns
+        if not returns or depth > MAX_DEPTH:
+            return UNKNOWN
+        return merge(self.classify(r.value, info.scope, 10**9, depth + 1) if r.value is not None else NONE
+                     for r in returns)
+
+    def method_of_class(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
+        for info in self.class_lineage(klass):
+            for statement in info.node.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                    return self.symbols.functions.get(statement)
+        return None
 
     def _classify_library_call(self, name: str, node: cst.Call, scope: Scope, order: int) -> Value:
         kind = _CALL_KINDS.get(name)
@@ -424,10 +442,17 @@ class Classifier:
                 if context.kind is Kind.CONTEXT:
                     return context.method or "default"
                 return "unknown"
+            if keyword(node, "max_tasks_per_child") is not None:
+                return "spawn"  # Python 3.11+: max_tasks_per_child without mp_context uses spawn
         return None
 
     def _classify_method_call(self, node: cst.Call, func: cst.Attribute, scope: Scope, order: int, depth: int) -> Value:
         attr = func.attr.value
+        owner = self.instance_class(func.value, scope, order, depth)
+        if owner is not None:
+            method = self.method_of_class(owner, attr)
+            if method is not None:
+                return self.returned_value(method, depth + 1)
         receiver = self.classify(func.value, scope, order, depth + 1)
         kind = receiver.kind
         if kind is Kind.CONTEXT and attr in _CONTEXT_METHODS:
@@ -474,60 +499,20 @@ def enclosing_function(scope: Scope | None) -> FunctionInfo | None:
 
 def constructor_methods(info: ClassInfo) -> set[str]:
     """`__init__` plus the methods it calls as `self.name(...)` (one level)."""
-    names = {"__init__"}
+    if info.constructors is not None:
+        return info.constructors
+    names = info.constructors = {"__init__"}
     for statement in info.node.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__":
             params = statement.params.params
             if not params:
                 break
             self_name = params[0].name.value
-            for call in _calls_in(statement.body):
+            for call in calls_in(statement.body):
                 func = call.func
                 if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name:
                     names.add(func.attr.value)
     return names
-
-
-class _CallFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    """Calls executed by `node` itself, in source order (nested defs and lambdas excluded)."""
-    finder = _CallFinder()
-    node.visit(finder)
-    return finder.calls
-
-
-calls_in = _calls_in
-
-
-class _PostOrderCalls(_CallFinder):
-    def visit_Call(self, node: cst.Call) -> None:
-        pass
-
-    def leave_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def calls_in_evaluation_order(node: cst.CSTNode) -> list[cst.Call]:
-    """Calls in the order they run: arguments before the call that receives them."""
-    finder = _PostOrderCalls()
-    node.visit(finder)
-    return finder.calls
 
 
 def keyword(call: cst.Call, name: str) -> cst.BaseExpression | None:

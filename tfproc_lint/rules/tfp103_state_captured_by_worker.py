@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.symbols import read_names
+from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.values import STATE, STATE_NOUNS, Kind, merge
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -83,11 +83,12 @@ class StateCapturedByWorker(Rule):
         method, why = analysis.start_method(crossing.owner)
         pickled = outcomes.is_pickled(crossing, method)
         if worker.kind == "method" and worker.instance_class is not None:
-            held = analysis.state_attributes(worker.instance_class)
+            held = [(attribute, value, outcomes.outcome(value.kind, crossing, method))
+                    for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site)]
+            held = [entry for entry in held if entry[2] is not None]
             if not held:
                 return
-            attribute, value = held[0]
-            happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
+            attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
         elif worker.kind in ("closure", "lambda"):
             captured = self._captured_state(worker, analysis, crossing.site.order)
@@ -151,14 +152,6 @@ class StateCapturedByWorker(Rule):
         return None
 
 
-
 def _self_attributes(node: cst.CSTNode, self_name: str) -> list[str]:
-    found: list[str] = []
-
-    class Finder(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> None:
-            if isinstance(attribute.value, cst.Name) and attribute.value.value == self_name:
-                found.append(attribute.attr.value)
-
-    node.visit(Finder())
-    return found
+    return [n.attr.value for n in iter_tree(node)
+            if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == self_name]

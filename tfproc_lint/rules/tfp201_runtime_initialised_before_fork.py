@@ -8,7 +8,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import calls_in_evaluation_order
+from tfproc_lint.analysis.walk import calls_in_evaluation_order
 from tfproc_lint.rules.base import Example, Report, Rule
 
 MAX_CALL_DEPTH = 4
@@ -104,9 +104,12 @@ class RuntimeInitialisedBeforeFork(Rule):
     )
 
     def check_file(self, analysis: FileAnalysis):
-        if not analysis.owners:
+        forked = [owner for owner in analysis.owners.values()
+                  if analysis.start_method(owner.value)[0] == "fork"
+                  and any(analysis.tf.worker_uses_tensorflow(worker) for worker in owner.workers)]
+        if not forked:
             return
-        walk = _ExecutionWalk(analysis)
+        walk = _ExecutionWalk(analysis, forked)
         for owner, initialised in walk.run():
             method, why = analysis.start_method(owner.value)
             line = analysis.line_of(initialised.call)
@@ -125,12 +128,12 @@ class RuntimeInitialisedBeforeFork(Rule):
 class _ExecutionWalk:
     """Walks the parent's statements in order, tracking whether the runtime is initialised."""
 
-    def __init__(self, analysis: FileAnalysis) -> None:
+    def __init__(self, analysis: FileAnalysis, forked: list[Owner]) -> None:
         self.analysis = analysis
         self.usage = analysis.tf
         self.graph_mode = self.usage.graph_mode()
         self.fork_points: dict[cst.Call, Owner] = {}
-        for owner in analysis.owners.values():
+        for owner in forked:
             for call in owner.fork_calls:
                 self.fork_points.setdefault(call, owner)
         self.found: dict[cst.Call, tuple[Owner, Initialised]] = {}
@@ -233,13 +236,7 @@ class _ExecutionWalk:
         return result
 
     def check_fork(self, owner: Owner, state: Initialised) -> None:
-        if owner.construction in self.found:
-            return
-        method, _ = self.analysis.start_method(owner.value)
-        if method != "fork":
-            return
-        if any(self.usage.worker_uses_tensorflow(worker) for worker in owner.workers):
-            self.found[owner.construction] = (owner, state)
+        self.found.setdefault(owner.construction, (owner, state))
 
 
 def _is_main_guard(statement) -> bool:

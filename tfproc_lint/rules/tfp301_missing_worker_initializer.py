@@ -6,7 +6,8 @@ import libcst as cst
 
 from tfproc_lint.analysis.routes import has_initializer, one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import Kind, calls_in_evaluation_order
+from tfproc_lint.analysis.values import Kind
+from tfproc_lint.analysis.walk import calls_in_evaluation_order
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
 
