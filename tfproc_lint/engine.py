@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import tokenize
@@ -42,14 +43,25 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        message = str(error.message).splitlines()[0] if error.message else "invalid syntax"
-        raise SourceError(
-            f"cannot parse as Python 3 (line {error.raw_line}, column {error.raw_column + 1}): {message}"
-        ) from None
+        raise SourceError(_syntax_error(source, error)) from None
     except RecursionError:
         raise SourceError("cannot parse: the code is nested too deeply") from None
     except (ValueError, TypeError) as error:  # e.g. NUL bytes
         raise SourceError(f"cannot parse: {str(error).splitlines()[0]}") from None
+
+
+def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
+    """One line, with CPython's wording where it has one (it names Python 2 print statements)."""
+    try:
+        compile(source, "<source>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+    except SyntaxError as python_error:
+        if python_error.lineno:
+            return (f"cannot parse as Python 3 (line {python_error.lineno}, column {python_error.offset or 1}): "
+                    f"{python_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = str(error.message).split(": expected one of")[0].splitlines()[0] if error.message else "invalid syntax"
+    return f"cannot parse as Python 3 (line {error.editor_line}, column {error.editor_column}): {message}"
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,

@@ -1,0 +1,98 @@
+"""The `tfproc-lint` command: exit codes, output, selection, noqa, rules."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import tool
+
+BAD = (
+    "import multiprocessing as mp\n"
+    "import tensorflow.compat.v1 as tf\n"
+    "sess = tf.Session()\n"
+    "mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
+)
+GOOD = "import multiprocessing as mp\nimport tensorflow as tf\nmp.get_context('spawn').Pool(2).map(abs, [1])\n"
+
+
+def run(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
+                          check=False, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "bad.py").write_text(BAD)
+    (tmp_path / "good.py").write_text(GOOD)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "also_bad.py").write_text(BAD)
+    (tmp_path / "build").mkdir()
+    (tmp_path / "build" / "generated.py").write_text(BAD)  # excluded by default
+    return tmp_path
+
+
+def test_exit_codes(project) -> None:
+    assert run("check", "good.py", cwd=project).returncode == 0
+    assert run("check", "bad.py", cwd=project).returncode == 1
+    assert run("check", "--select", "TFP2", "bad.py", cwd=project).returncode == 0
+    assert run("check", "--format", "xml", "bad.py", cwd=project).returncode == 2
+    assert run("check", "--unsafe-fixes", "bad.py", cwd=project).returncode == 2
+    assert run("frobnicate", cwd=project).returncode == 2
+    assert run(cwd=project).returncode == 2
+
+
+def test_text_output_recurses_and_excludes(project) -> None:
+    result = run("check", ".", cwd=project)
+    lines = [line for line in result.stdout.splitlines() if "TFP101" in line]
+    assert [line.split(":")[0] for line in lines] == ["./bad.py", "./pkg/also_bad.py"]
+    assert lines[0].startswith("./bad.py:4:")
+    assert result.stdout.splitlines()[-1] == "Found 2 findings."
+    result = run("check", ".", "--extend-exclude", "pkg", cwd=project)
+    assert result.stdout.count("TFP101") == 1
+
+
+def test_json_output(project) -> None:
+    result = run("check", "bad.py", "good.py", "--format", "json", cwd=project)
+    document = json.loads(result.stdout)
+    assert document["summary"]["findings"] == 1
+    finding = document["findings"][0]
+    assert (finding["path"], finding["line"], finding["code"]) == ("bad.py", 4, "TFP101")
+    assert finding["column"] == BAD.splitlines()[3].index("sess,") + 1
+    assert finding["rule"] == "session-crosses-process"
+
+
+def test_noqa_in_the_cli(project) -> None:
+    (project / "silenced.py").write_text(BAD.replace(".start()\n", ".start()  # noqa: TFP101\n"))
+    (project / "other_code.py").write_text(BAD.replace(".start()\n", ".start()  # noqa: E501\n"))
+    (project / "bare.py").write_text(BAD.replace(".start()\n", ".start()  # NOQA\n"))
+    assert run("check", "silenced.py", "bare.py", cwd=project).returncode == 0
+    assert run("check", "other_code.py", cwd=project).returncode == 1
+
+
+def test_bad_files_are_reported_and_the_run_goes_on(project) -> None:
+    # Python 2 code that passes the pre-filter (files that cannot match are not parsed at all).
+    (project / "py2.py").write_text('import tensorflow\nimport multiprocessing\nprint "x"\np = multiprocessing.Pool(2)\n')
+    result = run("check", "py2.py", "bad.py", "missing.py", cwd=project)
+    assert result.returncode == 1
+    assert "TFP101" in result.stdout
+    errors = result.stderr.splitlines()
+    assert any(line.startswith("tfproc-lint: py2.py: cannot parse as Python 3 (line 3") for line in errors)
+    assert "tfproc-lint: missing.py: no such file or directory" in errors
+    assert "Traceback" not in result.stderr
+
+
+def test_config_error_is_a_usage_error(project) -> None:
+    (project / "pyproject.toml").write_text("[tool.tfproc-lint]\nselec = ['TFP1']\n")
+    result = run("check", "bad.py", cwd=project)
+    assert result.returncode == 2
+    assert "unknown option 'selec'" in result.stderr
+
+
+def test_rules_listing() -> None:
+    result = subprocess.run([tool("tfproc-lint"), "rules", "--format", "json"], capture_output=True, text=True,
+                            check=True)
+    codes = [rule["code"] for rule in json.loads(result.stdout)]
+    assert codes == sorted(codes) and "TFP101" in codes and "TFP301" in codes

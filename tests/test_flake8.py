@@ -1,0 +1,88 @@
+"""The real flake8, in a subprocess: our plugin's findings, columns and `# noqa`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from conftest import tool
+
+LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>TFP\d{3}) ")
+
+
+def run_flake8(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", *args], cwd=cwd,
+                          capture_output=True, text=True, check=False, timeout=300)
+
+
+def parse(output: str) -> set[tuple[str, int, int, str]]:
+    found = set()
+    for line in output.splitlines():
+        match = LINE.match(line)
+        if match:
+            found.add((match["path"], int(match["line"]), int(match["col"]), match["code"]))
+    return found
+
+
+def test_flake8_and_the_cli_agree_on_the_fixtures(root) -> None:
+    flake8 = run_flake8("--select", "TFP", "fixtures/lint", cwd=root)
+    assert flake8.returncode in (0, 1), flake8.stderr
+    cli = subprocess.run([tool("tfproc-lint"), "check", "fixtures/lint", "--format", "json", "--select", "TFP",
+                          "--config", "setup.cfg"], cwd=root, capture_output=True, text=True, check=False)
+    document = json.loads(cli.stdout)
+    from_cli = {(f["path"], f["line"], f["column"], f["code"]) for f in document["findings"]}
+    from_flake8 = parse(flake8.stdout)
+    # fixture-config headers are read by the test harness only; compare files without them.
+    configured = {str(p.relative_to(root)) for p in (root / "fixtures" / "lint").rglob("*.py")
+                  if "fixture-config:" in p.read_text(encoding="utf-8")[:300]}
+    assert from_flake8, "flake8 reported nothing: is the TFP plugin registered?"
+    assert {f for f in from_flake8 if f[0] not in configured} == {f for f in from_cli if f[0] not in configured}
+
+
+def test_columns_are_one_based_and_point_at_the_expression(tmp_path) -> None:
+    source = (
+        "import multiprocessing as mp\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "sess = tf.Session()\n"
+        "p = mp.get_context('spawn').Process(target=print, args=(sess,))\n"
+    )
+    (tmp_path / "bad.py").write_text(source)
+    result = run_flake8("--select", "TFP", "bad.py", cwd=tmp_path)
+    column = source.splitlines()[3].index("sess,") + 1
+    assert parse(result.stdout) == {("bad.py", 4, column, "TFP101")}
+
+
+def test_noqa_is_honoured_by_flake8(tmp_path) -> None:
+    source = (
+        "import multiprocessing as mp\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "sess = tf.Session()\n"
+        "mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: TFP101\n"
+        "mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: E501\n"
+    )
+    (tmp_path / "bad.py").write_text(source)
+    result = run_flake8("--select", "TFP", "bad.py", cwd=tmp_path)
+    assert {(line, code) for _, line, _, code in parse(result.stdout)} == {(5, "TFP101")}
+    disabled = run_flake8("--select", "TFP", "--disable-noqa", "bad.py", cwd=tmp_path)
+    assert {line for _, line, _, _ in parse(disabled.stdout)} == {4, 5}
+
+
+def test_plugin_options_reach_the_rules(tmp_path) -> None:
+    source = (
+        "import multiprocessing as mp\n"
+        "import tensorflow as tf\n"
+        "def work(x):\n"
+        "    return float(tf.reduce_sum(tf.ones((256, 256)) * x))\n"
+        "if __name__ == '__main__':\n"
+        "    tf.matmul(tf.ones((256, 256)), tf.ones((256, 256)))\n"
+        "    with mp.Pool(2) as pool:\n"
+        "        pool.map(work, range(4))\n"
+    )
+    (tmp_path / "fork.py").write_text(source)
+    assert {c for *_, c in parse(run_flake8("--select", "TFP", "fork.py", cwd=tmp_path).stdout)} == {"TFP201"}
+    spawn = run_flake8("--select", "TFP", "--tfp-assume-start-method", "spawn", "fork.py", cwd=tmp_path)
+    assert parse(spawn.stdout) == set()
+    py314 = run_flake8("--select", "TFP", "--tfp-target-python", "3.14", "fork.py", cwd=tmp_path)
+    assert parse(py314.stdout) == set()

@@ -1,0 +1,59 @@
+"""Rule contract: codes, docs, and the inline examples (which are also the docs' examples)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tfproc_lint.config import Config, apply_options
+from tfproc_lint.engine import lint_source
+from tfproc_lint.rules.base import all_rules
+
+RULES = all_rules()
+EXAMPLES = [
+    (rule, kind, index, example)
+    for rule in RULES
+    for kind, examples in (("bad", rule.bad_examples), ("good", rule.good_examples))
+    for index, example in enumerate(examples)
+]
+
+
+def test_codes_are_unique_and_well_formed() -> None:
+    codes = [rule.code for rule in RULES]
+    assert len(codes) == len(set(codes))
+    assert all(re.fullmatch(r"TFP\d{3}", code) for code in codes)
+    names = [rule.name for rule in RULES]
+    assert len(names) == len(set(names))
+
+
+def test_the_five_core_rules_exist() -> None:
+    assert {"TFP101", "TFP102", "TFP103", "TFP201", "TFP301"} <= {rule.code for rule in RULES}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
+def test_rule_documentation_is_complete(rule) -> None:
+    for section in ("summary", "what_it_does", "why_bad", "fix_safety", "evidence"):
+        assert len(getattr(rule, section).strip()) > 20, f"{rule.code}.{section} is empty"
+    assert rule.references and all(r.startswith("https://") for r in rule.references)
+    assert rule.bad_examples and rule.good_examples
+    assert rule.fix_availability in ("none", "sometimes", "always")
+
+
+@pytest.mark.parametrize(
+    "rule,kind,index,example", EXAMPLES, ids=[f"{r.code}-{k}{i}" for r, k, i, _ in EXAMPLES]
+)
+def test_inline_example(rule, kind, index, example) -> None:
+    config = apply_options(Config(), dict(example.config), "example") if example.config else Config()
+    codes = sorted(d.code for d in lint_source(example.code, "example.py", config))
+    assert codes == sorted(example.expect)
+    if kind == "bad":
+        assert rule.code in example.expect
+
+
+def test_messages_name_the_code_once_and_are_single_line() -> None:
+    for rule in RULES:
+        for example in rule.bad_examples:
+            for diagnostic in lint_source(example.code, "example.py"):
+                assert "\n" not in diagnostic.message
+                assert not diagnostic.message.startswith("TFP")
