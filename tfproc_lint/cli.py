@@ -118,7 +118,8 @@ def _check(args) -> int:
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
         results = [entry.result for entry in fixed]
-        run = Run(results, fixed=sum(e.applied for e in fixed), unsafe_fixes=args.unsafe_fixes)
+        run = Run(results, fixed=sum(e.applied for e in fixed), unsafe_fixes=args.unsafe_fixes,
+                  sources={e.result.path: e.fixed for e in fixed if e.result.error is None})
         if args.diff:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:

@@ -151,6 +151,17 @@ class FileAnalysis:
             return Worker("closure" if nested else "function", node, scope, info)
         return Worker("unknown", node, scope)
 
+    def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
+        """The function of this file a call runs: a function, a method, or a class's __init__."""
+        worker = self.worker(call.func, site.scope, site.order)
+        if worker.function is not None and worker.kind in ("function", "method", "closure"):
+            return worker.function
+        if isinstance(call.func, cst.Name):
+            value = self.classifier.classify(call.func, site.scope, site.order)
+            if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
+                return self.find_method(value.info, "__init__")
+        return None
+
     def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
         return self.classifier.method_of_class(klass, name)
 

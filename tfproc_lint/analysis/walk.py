@@ -84,8 +84,22 @@ def returns_in(node: cst.CSTNode) -> list[cst.Return]:
     return [n for n in iter_tree(node, enter_scopes=False) if isinstance(n, cst.Return)]
 
 
-def read_names(node: cst.CSTNode) -> list[cst.Name]:
-    """Names read by some code: not attribute names, keywords, parameters or def names."""
+def _store_target_reads(target: cst.CSTNode) -> list[cst.CSTNode]:
+    """What an assignment target reads: `a.b = ...` reads `a`, `a[i] = ...` reads `a` and `i`."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [node for element in target.elements for node in _store_target_reads(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _store_target_reads(target.value)
+    if isinstance(target, cst.Attribute):
+        return [target.value]
+    if isinstance(target, cst.Subscript):
+        return [target.value, *target.slice]
+    return []
+
+
+def read_names(node: cst.CSTNode, enter_scopes: bool = True) -> list[cst.Name]:
+    """Names read by some code: not attribute names, keywords, parameters or def names.
+    With `enter_scopes=False`, the bodies of nested defs, classes and lambdas are skipped."""
     names: list[cst.Name] = []
     stack = [node]
     while stack:
@@ -101,12 +115,27 @@ def read_names(node: cst.CSTNode) -> list[cst.Name]:
                 stack.append(current.default)
         elif isinstance(current, cst.FunctionDef):
             stack.extend(d.decorator for d in current.decorators)
-            stack.extend([current.params, current.body])
+            stack.append(current.params)
+            if enter_scopes or current is node:
+                stack.append(current.body)
         elif isinstance(current, cst.ClassDef):
             stack.extend(b.value for b in current.bases)
-            stack.append(current.body)
+            if enter_scopes or current is node:
+                stack.append(current.body)
+        elif isinstance(current, cst.Lambda) and not enter_scopes and current is not node:
+            stack.append(current.params)
         elif isinstance(current, (cst.Import, cst.ImportFrom)):
             continue
+        elif isinstance(current, cst.AssignTarget):
+            stack.extend(_store_target_reads(current.target))
+        elif isinstance(current, (cst.For, cst.CompFor)):
+            stack.extend(_store_target_reads(current.target))
+            stack.extend(child for child in child_nodes(current) if child is not current.target)
+        elif isinstance(current, (cst.AsName, cst.NameItem)):
+            continue  # `with x as name`, `except E as name`, `global name`
+        elif isinstance(current, (cst.AnnAssign, cst.NamedExpr)):
+            stack.extend(_store_target_reads(current.target))
+            stack.extend(child for child in child_nodes(current) if child is not current.target)
         else:
             stack.extend(child_nodes(current))
     return names

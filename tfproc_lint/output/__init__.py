@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from tfproc_lint.diagnostics import Applicability, Diagnostic, FileError, FileResult
@@ -13,6 +14,9 @@ class Run:
     fixed: int = 0  # fixes applied by --fix
     unsafe_fixes: bool = False  # whether unsafe fixes were enabled
     diffs: list[str] = field(default_factory=list)
+    # Text the remaining findings' offsets refer to, by path, where the run has it (after --fix);
+    # formats that turn fix offsets into lines and columns (SARIF) read other files from disk.
+    sources: dict[str, str] = field(default_factory=dict)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -36,7 +40,20 @@ class Run:
         return sum(1 for d in self.diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
 
 
-def formats() -> dict:
-    from tfproc_lint.output import json_format, text
+def relative_path(path: str, cwd: str | None = None) -> str:
+    """`path` relative to `cwd` with forward slashes; absolute (forward slashes) when outside it."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    absolute = os.path.abspath(os.path.join(cwd, path))
+    try:
+        relative = os.path.relpath(absolute, cwd)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        relative = absolute
+    if os.path.isabs(relative) or relative.split(os.sep, 1)[0] == os.pardir:
+        return absolute.replace(os.sep, "/")
+    return relative.replace(os.sep, "/")
 
-    return {"text": text.render, "json": json_format.render}
+
+def formats() -> dict:
+    from tfproc_lint.output import github, json_format, sarif, text
+
+    return {"text": text.render, "json": json_format.render, "sarif": sarif.render, "github": github.render}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.values import STATE_NOUNS, TF2_STATE, Kind
+from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -102,6 +103,7 @@ class RuntimeStateCrossesProcess(Rule):
                 f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
                 f"{outcomes.remedy(crossing, 'model' if value.kind is Kind.KERAS_MODEL else 'copy')}"
                 f"{outcomes.assumption(crossing, method, why)}",
+                fix=LoadStateInWorker(crossing, node) if crossing.pickled == "always" else None,
             )
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)

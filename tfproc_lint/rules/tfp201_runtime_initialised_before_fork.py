@@ -9,6 +9,7 @@ import libcst as cst
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order
+from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule
 
 MAX_CALL_DEPTH = 4
@@ -121,7 +122,7 @@ class RuntimeInitialisedBeforeFork(Rule):
                 f"TensorFlow hang; start them from multiprocessing.get_context(\"spawn\") or "
                 f"\"forkserver\", or move the TensorFlow work out of the parent "
                 f"(start method fork: {why})",
-                fix=None,
+                fix=UseSpawnContext(owner),
             )
 
 
@@ -210,9 +211,9 @@ class _ExecutionWalk:
             self.check_fork(owner, state)
         site = self.analysis.site(call)
         if site is not None and depth < MAX_CALL_DEPTH:
-            callee = self.analysis.worker(call.func, site.scope, site.order)
-            if callee.function is not None and callee.kind in ("function", "method", "closure"):
-                after = self.function(callee.function, state, depth + 1)
+            callee = self.analysis.callee(call, site)
+            if callee is not None:
+                after = self.function(callee, state, depth + 1)
                 state = state or after
         if state is None:
             reason = self.usage.initialises_runtime(call, graph_building, self.graph_mode)

@@ -9,6 +9,7 @@ from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import Kind
 from tfproc_lint.analysis.walk import calls_in_evaluation_order
 from tfproc_lint.diagnostics import Severity
+from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.rules.base import Example, Report, Rule
 
 _CACHE_DECORATORS = ("lru_cache", "cache", "cached", "memoize", "cached_property")
@@ -105,31 +106,37 @@ class MissingWorkerInitializer(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         if worker.function is None or worker.kind not in ("function", "method"):
             return
-        builder = per_task_builder(analysis, worker.function)
-        if builder is None:
+        builders = per_task_builders(analysis, worker.function)
+        if not builders:
             return
+        builder = builders[0]
         pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
             f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`) and the pool has no "
             f"initializer: build it once per worker with {pool}(initializer=...) into a module global",
+            fix=MoveStateToInitializer(analysis.owners[owner.origin], worker.function, builders)
+            if worker.kind == "function" and owner.origin in analysis.owners else None,
         )
 
 
-def per_task_builder(analysis, info: FunctionInfo, depth: int = 0) -> cst.Call | None:
-    """The first call in `info` that builds TF state on every call (not behind a cache)."""
+def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.Call]:
+    """The calls in `info` that build TF state on every call (not behind a cache), directly or
+    through a helper function of the same file."""
+    builders = []
     for call in _unguarded_calls(info.node.body.body):
         if analysis.tf.builds_state(call):
-            return call
+            builders.append(call)
+            continue
         site = analysis.site(call)
         if depth < 2 and site is not None:
             callee = analysis.worker(call.func, site.scope, site.order)
             helper = callee.function
             if helper is not None and helper is not info and not _is_cached(helper):
-                if per_task_builder(analysis, helper, depth + 1) is not None:
-                    return call
-    return None
+                if per_task_builders(analysis, helper, depth + 1):
+                    builders.append(call)
+    return builders
 
 
 def _unguarded_calls(statements):

@@ -1,0 +1,1 @@
+"""Fix builders: each turns one finding into a rewritten module (LibCST, comments kept)."""

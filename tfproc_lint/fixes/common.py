@@ -1,0 +1,139 @@
+"""Shared pieces of the LibCST rewrites: node replacement, imports, unique names, main guards."""
+
+from __future__ import annotations
+
+from typing import Callable, Union
+
+import libcst as cst
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.walk import iter_tree
+
+Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, mapping: dict[cst.CSTNode, Replacement]) -> None:
+        super().__init__()
+        self.mapping = mapping
+
+    def on_leave(self, original_node, updated_node):
+        replacement = self.mapping.get(original_node)
+        if replacement is None:
+            return updated_node
+        return replacement(updated_node) if callable(replacement) else replacement
+
+
+def replace_nodes(module: cst.Module, mapping: dict[cst.CSTNode, Replacement]) -> cst.Module:
+    """Replace nodes by identity; a callable receives the node with its children already updated."""
+    return module.visit(_Replace(mapping))
+
+
+def module_import_name(analysis: FileAnalysis, module_name: str) -> str | None:
+    """The local name of a top-level `import module_name [as alias]`, if there is one."""
+    for name, bindings in analysis.symbols.module_scope.bindings.items():
+        if len(bindings) == 1 and bindings[0].kind == "import" and bindings[0].qualified == module_name:
+            return name
+    return None
+
+
+def add_import(analysis: FileAnalysis, module_name: str, mapping: dict) -> str | None:
+    """Ensure `import module_name` at the top of the module; returns the name to use, or None
+    when the name is taken by something else."""
+    existing = module_import_name(analysis, module_name)
+    if existing:
+        return existing
+    if module_name in analysis.symbols.module_scope.bindings:
+        return None
+    # Before the first top-level import, taking over the comments and blank lines above it.
+    body = analysis.module.body
+    movable = [s for s in body if not _is_docstring(s) and not _is_future_import(s)]
+    if not movable:
+        return None
+    anchor = next((s for s in movable if _is_import_line(s)), movable[0])
+    statement = cst.parse_statement(f"import {module_name}\n")
+    previous = mapping.get(anchor)
+
+    def insert(updated, previous=previous):
+        updated = _apply(previous, updated)
+        first = statement.with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([first, updated.with_changes(leading_lines=[])])
+
+    mapping[anchor] = insert
+    return module_name
+
+
+def _apply(replacement, updated):
+    if replacement is None:
+        return updated
+    return replacement(updated) if callable(replacement) else replacement
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _is_future_import(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
+        for small in statement.body)
+
+
+def _is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body)
+
+
+def unique_name(analysis: FileAnalysis, wanted: str) -> str:
+    taken = set(analysis.symbols.module_scope.bindings)
+    name, number = wanted, 2
+    while name in taken:
+        name, number = f"{wanted}_{number}", number + 1
+    return name
+
+
+def top_level_statement(analysis: FileAnalysis, node: cst.CSTNode) -> cst.CSTNode | None:
+    for statement in analysis.module.body:
+        if any(inner is node for inner in iter_tree(statement)):
+            return statement
+    return None
+
+
+def is_main_guard(statement: cst.CSTNode) -> bool:
+    """`if __name__ == "__main__":`"""
+    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
+        return False
+    test = statement.test
+    parts = [test.left] + [target.comparator for target in test.comparisons]
+    names = {p.value for p in parts if isinstance(p, cst.Name)}
+    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
+    return "__name__" in names and "__main__" in strings
+
+
+def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:
+    """Inside a function, a class or the `__main__` block: not re-run when spawn imports the module."""
+    statement = top_level_statement(analysis, node)
+    return isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or (
+        statement is not None and is_main_guard(statement))
+
+
+def spawn_context(module_name: str) -> cst.Call:
+    return cst.Call(
+        func=cst.Attribute(cst.Name(module_name), cst.Name("get_context")),
+        args=[cst.Arg(cst.SimpleString('"spawn"'))],
+    )
+
+
+def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Call:
+    """`f(a, b)` -> `f(a, b, name=value)`; a trailing comma stays trailing."""
+    args = list(call.args)
+    new = cst.Arg(value=value, keyword=cst.Name(name),
+                  equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+    if args:
+        last = args[-1]
+        new = new.with_changes(comma=last.comma if isinstance(last.comma, cst.Comma) else cst.MaybeSentinel.DEFAULT)
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    args.append(new)
+    return call.with_changes(args=args)

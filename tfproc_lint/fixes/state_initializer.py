@@ -1,0 +1,229 @@
+"""TFP102 fix: workers load the model themselves, once, instead of receiving it with every task.
+
+    def score(model, row): ...                 _worker_model = None
+    model = load_model(path)           ->      def _init_worker_model(path):
+    Pool(2).starmap(score,                         global _worker_model
+        [(model, r) for r in rows])                _worker_model = load_model(path)
+                                               def score(row):
+                                                   model = _worker_model
+                                                   ...
+                                               Pool(2, initializer=_init_worker_model, initargs=(path,))
+                                                   .starmap(score, [(r,) for r in rows])
+
+Offered for a loader call (`load_model(...)`, `tf.saved_model.load(...)`) bound once in the same
+function as the pool, sent by `functools.partial`, a `starmap` tuple, an `apply_async` args tuple or
+`submit` arguments, to a module-level worker used by that pool alone.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.routes import Crossing, has_initializer
+from tfproc_lint.analysis.walk import iter_tree, read_names
+from tfproc_lint.diagnostics import Applicability
+from tfproc_lint.fixes.common import add_keyword, replace_nodes, unique_name
+from tfproc_lint.fixes.worker_initializer import parameter_names, split_docstring, used_only_by
+from tfproc_lint.rules.base import FixBuilder
+
+LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
+                     "tensorflow_hub.load"})
+
+
+class LoadStateInWorker(FixBuilder):
+    title = "load it once per worker with Pool(initializer=...) and send only data"
+    applicability = Applicability.UNSAFE
+
+    def __init__(self, crossing: Crossing, sent: cst.BaseExpression) -> None:
+        self.crossing = crossing
+        self.sent = sent
+
+    def build(self, analysis: FileAnalysis) -> cst.Module | None:
+        crossing, sent = self.crossing, self.sent
+        owner = analysis.owners.get(crossing.owner.origin)
+        if owner is None or has_initializer(owner.construction, owner.value.kind) or not isinstance(sent, cst.Name):
+            return None
+        loader = self._loader(analysis, sent)
+        if loader is None:
+            return None
+        binding, load_call = loader
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
+            if crossing.callable is not None else None
+        if worker is None or worker.kind != "function" or worker.function.scope.parent is not analysis.symbols.module_scope:
+            return None
+        function = worker.function.node
+        if not used_only_by(analysis, function.name.value, owner):
+            return None
+        removals = self._removals(analysis, owner, sent.value)
+        if removals is None:
+            return None
+        index, edits = removals
+        params = function.params.params
+        if function.params.posonly_params or index >= len(params) or params[index].default is not None:
+            return None
+        parameter = params[index].name.value
+        global_name = unique_name(analysis, f"_worker_{sent.value}")
+        init_name = unique_name(analysis, f"_init{global_name}")
+        init_def, initargs = self._initializer(init_name, global_name, load_call, function)
+        if init_def is None:
+            return None
+        mapping: dict = dict(edits)
+        mapping[function] = lambda updated: cst.FlattenSentinel([
+            cst.parse_statement(f"{global_name} = None\n").with_changes(leading_lines=init_def.leading_lines),
+            init_def.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]),
+            self._without_parameter(updated, index, parameter, global_name),
+        ])
+        mapping[owner.construction] = lambda updated: add_keyword(
+            add_keyword(updated, "initializer", cst.Name(init_name)), "initargs", initargs)
+        scope_node = analysis.owners[crossing.owner.origin].site.scope.node
+        other_reads = [n for n in read_names(scope_node, enter_scopes=False) if n.value == sent.value and n is not sent]
+        if not other_reads and len(_crossings_with(analysis, owner, sent.value)) == 1:
+            mapping[binding] = cst.RemovalSentinel.REMOVE  # the parent no longer needs the model
+        return replace_nodes(analysis.module, mapping)
+
+    def _loader(self, analysis: FileAnalysis, sent: cst.Name):
+        """The one `sent = loader(...)` statement in the pool's function, before the pool."""
+        site = self.crossing.site
+        bindings = analysis.symbols.bindings_at(sent.value, site.scope, site.order)
+        owner_site = analysis.owners[self.crossing.owner.origin].site
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].scope is not owner_site.scope:
+            return None
+        value = bindings[0].value
+        if not isinstance(value, cst.Call):
+            return None
+        name = analysis.classifier.qualified_name(value.func, bindings[0].scope, bindings[0].order)
+        if name not in LOADERS or any(arg.star for arg in value.args):
+            return None
+        statement = _assignment_statement(analysis, value)
+        return (statement, value) if statement is not None else None
+
+    def _removals(self, analysis: FileAnalysis, owner: Owner, name: str):
+        """Edits that stop sending `name`, and the worker parameter index it was sent to."""
+        edits, index = {}, None
+        for crossing in _crossings_with(analysis, owner, name):
+            found = _sent_position(crossing, name)
+            if found is None:
+                return None
+            position, container, element = found
+            if index is not None and position != index:
+                return None
+            index = position
+            edits[container] = _drop_element(container, element)
+        return (index, edits) if index is not None else None
+
+    @staticmethod
+    def _initializer(init_name: str, global_name: str, load_call: cst.Call, template: cst.FunctionDef):
+        params, initargs, call_args = [], [], []
+        for position, arg in enumerate(load_call.args):
+            param = arg.keyword.value if arg.keyword else (
+                arg.value.value if isinstance(arg.value, cst.Name) else f"arg{position}")
+            if param in params:
+                return None, None
+            params.append(param)
+            initargs.append(cst.Element(arg.value))
+            call_args.append(arg.with_changes(value=cst.Name(param)))
+        if len(initargs) == 1:
+            initargs[0] = initargs[0].with_changes(comma=cst.Comma())
+        else:
+            initargs = [e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                        for e in initargs[:-1]] + initargs[-1:]
+        body = cst.IndentedBlock([
+            cst.parse_statement(f"global {global_name}\n"),
+            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(global_name))],
+                                                load_call.with_changes(args=call_args))]),
+        ])
+        blank = [line for line in template.leading_lines if line.comment is None][:2]
+        init_def = cst.FunctionDef(
+            name=cst.Name(init_name),
+            params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
+            body=body,
+            leading_lines=blank,
+        )
+        return init_def, cst.Tuple(initargs)
+
+    @staticmethod
+    def _without_parameter(function: cst.FunctionDef, index: int, parameter: str, global_name: str):
+        params = list(function.params.params)
+        del params[index]
+        if params:
+            params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        docstring, statements = split_docstring(function.body)
+        first = cst.parse_statement(f"{parameter} = {global_name}\n")
+        body = function.body.with_changes(body=[*docstring, first, *statements])
+        return function.with_changes(params=function.params.with_changes(params=params), body=body)
+
+
+def _crossings_with(analysis: FileAnalysis, owner: Owner, name: str) -> list[Crossing]:
+    return [c for c in analysis.crossings if c.owner.origin is owner.construction
+            and any(isinstance(s.node, cst.Name) and s.node.value == name for s in c.sent)]
+
+
+def _sent_position(crossing: Crossing, name: str):
+    """(parameter index, container node, element) for the supported shapes of sending `name`."""
+    call = crossing.call
+    route = crossing.route
+    first = call.args[0].value if call.args else None
+    if isinstance(first, cst.Call) and first.args and _is_name(first.args[0].value, crossing.callable):
+        for position, arg in enumerate(first.args[1:]):  # partial(worker, state, ...)
+            if _is_name(arg.value, name) and arg.keyword is None:
+                return position, first, arg
+        return None
+    if route in ("Pool.starmap", "Pool.starmap_async") and len(call.args) >= 2:
+        iterable = call.args[1].value
+        if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)) and isinstance(iterable.elt, cst.Tuple):
+            return _in_tuple(iterable.elt, name)
+    if route in ("Pool.apply", "Pool.apply_async") and len(call.args) >= 2 and isinstance(call.args[1].value, cst.Tuple):
+        return _in_tuple(call.args[1].value, name)
+    if route == "ProcessPoolExecutor.submit":
+        for position, arg in enumerate(call.args[1:]):
+            if _is_name(arg.value, name) and arg.keyword is None:
+                return position, call, arg
+    return None
+
+
+def _in_tuple(tuple_node: cst.Tuple, name: str):
+    for position, element in enumerate(tuple_node.elements):
+        if _is_name(element.value, name):
+            return position, tuple_node, element
+    return None
+
+
+def _is_name(node, name) -> bool:
+    if isinstance(name, cst.Name):
+        name = name.value
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _drop_element(container: cst.CSTNode, element: cst.CSTNode):
+    """A replacement for `container` (a tuple, a `partial(...)` or `submit(...)` call) without `element`."""
+    def drop(updated):
+        if isinstance(container, cst.Tuple):
+            kept = [new for new, old in zip(updated.elements, container.elements, strict=True) if old is not element]
+            if len(kept) == 1:
+                kept = [kept[0].with_changes(comma=cst.Comma())]
+            elif kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(elements=kept)
+        kept = [new for new, old in zip(updated.args, container.args, strict=True) if old is not element]
+        if _is_partial_call(container) and len(kept) == 1:
+            return kept[0].value  # partial(worker) -> worker
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=kept)
+    return drop
+
+
+def _is_partial_call(call: cst.Call) -> bool:
+    func = call.func
+    return (isinstance(func, cst.Name) and func.value == "partial") or (
+        isinstance(func, cst.Attribute) and func.attr.value == "partial")
+
+
+def _assignment_statement(analysis: FileAnalysis, value: cst.Call):
+    """The `SimpleStatementLine` holding `name = value` alone."""
+    for node in iter_tree(analysis.module):
+        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and isinstance(node.body[0], cst.Assign) \
+                and node.body[0].value is value and len(node.body[0].targets) == 1:
+            return node
+    return None
+

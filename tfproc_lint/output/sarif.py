@@ -1,0 +1,163 @@
+"""SARIF 2.1.0: one run with the rules' metadata and help, results with locations and fixes.
+
+Paths are URIs relative to the working directory (`uriBaseId` %SRCROOT%, defined in
+`originalUriBaseIds`); files outside it get an absolute `file:` URI. Columns count Unicode code
+points (`columnKind`), as the engine's do. Fix edits are character offsets into the checked text;
+they become `deletedRegion`s with lines and columns, computed from the text the run carries
+(`Run.sources`) or, when it carries none, from the file as it is on disk now.
+Files that could not be checked are `toolExecutionNotifications` of the one invocation, which is
+then not `executionSuccessful`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from tfproc_lint import __version__
+from tfproc_lint.diagnostics import Diagnostic, Severity
+from tfproc_lint.docs import doc_path, render_rule
+from tfproc_lint.output import Run, relative_path
+from tfproc_lint.rules.base import all_rules
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/tfproc-lint/"
+SRCROOT = "%SRCROOT%"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning"}
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends; str.splitlines knows more (\f, \x1c, ...)
+
+
+def render(run: Run, colour=None) -> str:
+    return json.dumps(sarif_log(run), indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif_log(run: Run, cwd: str | None = None) -> dict:
+    cwd = os.path.abspath(cwd or os.getcwd())
+    rules = all_rules()
+    index = {rule.code: number for number, rule in enumerate(rules)}
+    positions = _Positions(run, cwd)
+    results = [_result(d, index, cwd, positions) for d in run.diagnostics]
+    notifications = [{
+        "level": "error",
+        "message": {"text": f"{error.path}: {error.reason}"},
+        "locations": [{"physicalLocation": {"artifactLocation": artifact_location(error.path, cwd)}}],
+        "properties": {"internal": error.internal},
+    } for error in run.errors]
+    sarif_run = {
+        "tool": {"driver": {
+            "name": "tfproc-lint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFORMATION_URI,
+            "rules": [_rule(rule) for rule in rules],
+        }},
+        "invocations": [{
+            "executionSuccessful": not run.errors,
+            "toolExecutionNotifications": notifications,
+        }],
+        "originalUriBaseIds": {SRCROOT: {"uri": Path(cwd).as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [sarif_run]}
+
+
+def _rule(rule) -> dict:
+    page = render_rule(rule)
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": " ".join(rule.what_it_does.split())},
+        "help": {"text": page, "markdown": page},
+        "helpUri": doc_path(rule.code),
+        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        "properties": {"fixAvailability": rule.fix_availability, "tags": ["tensorflow", "multiprocessing"]},
+    }
+
+
+def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: "_Positions") -> dict:
+    region = {"startLine": diagnostic.line, "startColumn": diagnostic.col + 1}
+    if diagnostic.end_line is not None and diagnostic.end_col is not None:
+        region.update(endLine=diagnostic.end_line, endColumn=diagnostic.end_col + 1)
+    location = artifact_location(diagnostic.path, cwd)
+    result = {
+        "ruleId": diagnostic.code,
+        "level": LEVELS[diagnostic.severity],
+        "message": {"text": diagnostic.message},
+        "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+        "properties": {"documentation": doc_path(diagnostic.code)},
+    }
+    if diagnostic.code in index:
+        result["ruleIndex"] = index[diagnostic.code]
+    fix = diagnostic.fix
+    if fix is not None and fix.edits:
+        to_position = positions.for_path(diagnostic.path)
+        if to_position is not None:
+            replacements = [{
+                "deletedRegion": _edit_region(to_position, edit.start, edit.end),
+                "insertedContent": {"text": edit.content},
+            } for edit in sorted(fix.edits)]
+            safety = fix.applicability.value
+            result["fixes"] = [{
+                "description": {"text": f"{fix.title} ({safety} fix)"},
+                "artifactChanges": [{"artifactLocation": dict(location), "replacements": replacements}],
+                "properties": {"applicability": safety},
+            }]
+    return result
+
+
+def _edit_region(to_position, start: int, end: int) -> dict:
+    start_line, start_column = to_position(start)
+    end_line, end_column = to_position(end)
+    return {"startLine": start_line, "startColumn": start_column, "endLine": end_line, "endColumn": end_column}
+
+
+class _Positions:
+    """Offset -> (1-based line, 1-based column) for each file whose findings carry fixes."""
+
+    def __init__(self, run: Run, cwd: str) -> None:
+        self._sources = run.sources
+        self._cwd = cwd
+        self._cache: dict[str, object] = {}
+
+    def for_path(self, path: str):
+        if path not in self._cache:
+            text = self._sources.get(path)
+            if text is None:
+                text = _read(os.path.join(self._cwd, path))
+            self._cache[path] = None if text is None else line_index(text)
+        return self._cache[path]
+
+
+def line_index(text: str):
+    """A function from a character offset of `text` to its (line, column), both 1-based."""
+    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+
+    def to_position(offset: int) -> tuple[int, int]:
+        offset = max(0, min(offset, len(text)))
+        line = bisect.bisect_right(starts, offset) - 1
+        return line + 1, offset - starts[line] + 1
+
+    return to_position
+
+
+def _read(path: str) -> str | None:
+    from tfproc_lint.engine import SourceError, read_source
+
+    try:
+        return read_source(Path(path)).text
+    except SourceError:
+        return None
+
+
+def artifact_location(path: str, cwd: str) -> dict:
+    """A URI relative to `cwd` (forward slashes, percent-encoded) or, outside it, an absolute one."""
+    relative = relative_path(path, cwd)
+    if os.path.isabs(relative):
+        return {"uri": Path(os.path.abspath(os.path.join(cwd, path))).as_uri()}
+    return {"uri": quote(relative), "uriBaseId": SRCROOT}
