@@ -100,7 +100,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str) -> list[Diagno
                 fix = Fix(report.fix.title, report.fix.applicability, text_edits(source, fixed.code))
         diagnostics.append(Diagnostic(
             code=rule.code,
-            message=report.message,
+            message=report.message if fix else f"{report.message} (manual edit required)",
             path=analysis.path,
             line=position.start.line,
             col=position.start.column,

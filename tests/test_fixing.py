@@ -1,0 +1,147 @@
+"""--fix, --unsafe-fixes and --diff: expected rewrites, idempotence, and safe file writing."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from conftest import tool
+from tfproc_lint.engine import lint_source
+from tfproc_lint.fixing import fix_source
+
+ROOT = Path(__file__).resolve().parent.parent
+INPUTS = sorted((ROOT / "fixtures" / "fix").rglob("*.in.py"))
+
+
+def expected_output(path: Path) -> Path:
+    return path.with_name(path.name.replace(".in.py", ".out.py"))
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=[f"{p.parent.name}/{p.name}" for p in INPUTS])
+def test_fix_fixture(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    rule = path.parent.name
+    assert rule in {d.code for d in lint_source(source, str(path))}, "the input must have the finding"
+    assert fix_source(source, str(path)).source == source, "no safe fixes exist: --fix alone changes nothing"
+    outcome = fix_source(source, str(path), unsafe=True)
+    output = expected_output(path)
+    if path.name.startswith("manual_"):
+        assert not output.exists()
+        assert outcome.source == source
+        assert all("manual edit required" in d.message for d in outcome.remaining if d.code == rule)
+        return
+    assert outcome.source == output.read_text(encoding="utf-8")
+    cst.parse_module(outcome.source)
+    assert rule not in {d.code for d in outcome.remaining}
+    assert fix_source(outcome.source, str(path), unsafe=True).source == outcome.source, "not idempotent"
+
+
+def test_every_fixable_rule_has_a_fix_fixture() -> None:
+    from tfproc_lint.rules.base import all_rules
+
+    with_outputs = {p.parent.name for p in INPUTS if expected_output(p).exists()}
+    fixable = {rule.code for rule in all_rules() if rule.fix_availability != "none"}
+    assert fixable <= with_outputs
+
+
+BAD = (
+    "import multiprocessing as mp\n"
+    "import tensorflow as tf\n"
+    "def norm(seed):\n"
+    "    return float(tf.norm(tf.random.normal((512, 512), seed=seed)))\n"
+    "def main():\n"
+    "    print(norm(0))  # caf\u00e9\n"
+    "    with mp.Pool(2) as pool:\n"
+    "        print(pool.map(norm, range(4)))\n"
+)
+
+
+def run(*args, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
+                          check=False, timeout=120)
+
+
+def test_fix_levels_and_exit_codes(tmp_path) -> None:
+    target = tmp_path / "job.py"
+    target.write_text(BAD, encoding="utf-8")
+    safe = run("check", "--fix", "job.py", cwd=tmp_path)
+    assert safe.returncode == 1
+    assert target.read_text(encoding="utf-8") == BAD
+    assert "1 fixable with --fix --unsafe-fixes" in safe.stdout
+    diff = run("check", "--diff", "--unsafe-fixes", "job.py", cwd=tmp_path)
+    assert diff.returncode == 1 and '+    with mp.get_context("spawn").Pool(2) as pool:' in diff.stdout
+    assert target.read_text(encoding="utf-8") == BAD, "--diff writes nothing"
+    fixed = run("check", "--fix", "--unsafe-fixes", "job.py", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stdout
+    assert "fixed 1" in fixed.stdout
+    assert 'mp.get_context("spawn").Pool(2)' in target.read_text(encoding="utf-8")
+    again = run("check", "--fix", "--unsafe-fixes", "job.py", cwd=tmp_path)
+    assert again.returncode == 0 and "fixed" not in again.stdout
+
+
+@pytest.mark.parametrize("encoding,bom,newline", [
+    ("utf-8", False, "\r\n"),
+    ("utf-8", True, "\n"),
+    ("latin-1", False, "\n"),
+])
+def test_written_files_keep_encoding_bom_newlines_and_mode(tmp_path, encoding, bom, newline) -> None:
+    text = BAD if encoding == "utf-8" else "# -*- coding: latin-1 -*-\n" + BAD
+    data = text.replace("\n", newline).encode(encoding)
+    if bom:
+        data = b"\xef\xbb\xbf" + data
+    target = tmp_path / "job.py"
+    target.write_bytes(data)
+    os.chmod(target, 0o750)
+    assert run("check", "--fix", "--unsafe-fixes", "job.py", cwd=tmp_path).returncode == 0
+    written = target.read_bytes()
+    assert written.startswith(b"\xef\xbb\xbf") == bom
+    body = written[3:] if bom else written
+    decoded = body.decode(encoding)
+    assert "caf\u00e9" in decoded and 'get_context("spawn")' in decoded
+    lines = decoded.split(newline)
+    assert all("\n" not in line and "\r" not in line for line in lines), "mixed newlines"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o750
+    assert [p.name for p in tmp_path.iterdir()] == ["job.py"], "no temporary file left behind"
+
+
+def test_a_file_that_cannot_be_fixed_is_left_byte_identical(tmp_path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_bytes(b"import tensorflow\nimport multiprocessing\nmultiprocessing.Pool(\n")
+    before = broken.read_bytes()
+    result = run("check", "--fix", "--unsafe-fixes", "broken.py", cwd=tmp_path)
+    assert result.returncode == 1 and "broken.py: cannot parse" in result.stderr
+    assert broken.read_bytes() == before
+
+
+def _make_unwritable(directory: Path) -> None:
+    """chmod for ordinary users; root ignores modes, so use the immutable flag where it exists."""
+    if os.geteuid() != 0:
+        os.chmod(directory, 0o500)
+    elif subprocess.run(["chattr", "+i", str(directory)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("cannot make a directory unwritable for root here (no chattr +i)")
+
+
+def _make_writable(directory: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(directory)], capture_output=True, check=False)
+    os.chmod(directory, 0o700)
+
+
+def test_unwritable_directory_is_reported(tmp_path) -> None:
+    directory = tmp_path / "project"
+    directory.mkdir()
+    target = directory / "job.py"
+    target.write_text(BAD, encoding="utf-8")
+    _make_unwritable(directory)
+    try:
+        result = run("check", "--fix", "--unsafe-fixes", "job.py", cwd=directory)
+    finally:
+        _make_writable(directory)
+    assert result.returncode == 1, result.stdout
+    assert "job.py: cannot write" in result.stderr
+    assert target.read_text(encoding="utf-8") == BAD
