@@ -54,13 +54,12 @@ class Config:
     def default_start_method(self) -> tuple[str, str]:
         """The start method assumed where the file names none, and why."""
         if self.assume_start_method:
-            return self.assume_start_method, "assume-start-method"
+            where = self.origin.get("assume_start_method", "the configuration")
+            return self.assume_start_method, f"assume-start-method in {where}"
         if self.target_python is not None:
             version = ".".join(map(str, self.target_python))
-            source = self.target_python_source or "target-python"
-            if self.target_python >= FORKSERVER_DEFAULT_FROM:
-                return "forkserver", f"Linux default on Python {version} ({source})"
-            return "fork", f"Linux default on Python {version} ({source})"
+            method = "forkserver" if self.target_python >= FORKSERVER_DEFAULT_FROM else "fork"
+            return method, f"Linux default on Python {version}, {self.target_python_source or 'target-python'}"
         return "fork", "Linux default before Python 3.14"
 
 
@@ -82,6 +81,9 @@ def _list(value, option: str) -> tuple[str, ...]:
 
 
 def parse_version(value, option: str = "target-python") -> tuple[int, int]:
+    if isinstance(value, float):  # TOML `target-python = 3.10` is the number 3.1
+        raise ConfigError(f"{option}: write the version as a string, e.g. \"3.10\"; the number {value!r} "
+                          "cannot tell 3.1 from 3.10")
     match = re.fullmatch(r"(?:py)?3\.?(\d{1,2})", str(value).strip())
     if not match:
         raise ConfigError(f"{option}: expected a Python version like 3.11 or py311, got {value!r}")
@@ -108,7 +110,8 @@ OPTIONS = {
 def apply_options(config: Config, options: dict, where: str) -> Config:
     """Validate `options` (file keys, dashes or underscores) and layer them over `config`."""
     changes: dict = {}
-    for raw_key, value in options.items():
+    # extend-select last, so that it extends a `select` given in the same place whatever the order.
+    for raw_key, value in sorted(options.items(), key=lambda item: item[0].replace("_", "-") == "extend-select"):
         key = raw_key.replace("_", "-")
         if key not in OPTIONS:
             known = ", ".join(sorted(OPTIONS))
@@ -166,7 +169,7 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
         version = lowest_python(requires, f"requires-python in {path.name}")
         if version:
             config = replace(config, target_python=version,
-                             target_python_source=f"requires-python {requires!r} in {path.name}")
+                             target_python_source=f"requires-python in {path.name}")
     section = data.get("tool", {}).get("tfproc-lint")
     if section is None:
         return config
@@ -186,7 +189,7 @@ def _apply_ini(config: Config, path: Path) -> Config:
         version = lowest_python(requires, f"python_requires in {path.name}")
         if version:
             config = replace(config, target_python=version,
-                             target_python_source=f"python_requires {requires!r} in {path.name}")
+                             target_python_source=f"python_requires in {path.name}")
     for section in ("tfproc_lint", "tfproc-lint"):
         if parser.has_section(section):
             config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")

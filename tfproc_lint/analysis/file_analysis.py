@@ -121,11 +121,12 @@ class FileAnalysis:
         return "unknown" if methods else None
 
     def start_method(self, value: Value) -> tuple[str, str]:
-        """(method, why) for a pool/process/executor/queue value."""
+        """(method, why it was assumed) for a pool/process/executor; `why` is empty when the
+        file itself names the method."""
         if value.method and value.method not in ("default",):
-            return value.method, "named where it is created"
+            return value.method, ""
         if self.file_start_method:
-            return self.file_start_method, "set_start_method() in this file"
+            return self.file_start_method, ""
         return self.config.default_start_method()
 
     # callables -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ PICKLE_ERRORS = {
     Kind.SAVED_MODEL: "AttributeError: Can't pickle local object",
 }
 
-FORK_HANG = "the forked child inherits it and hangs on first use (TF's thread pools do not survive fork)"
+FORK_HANG = "the forked child inherits it and hangs on first use"
 
 
 def is_pickled(crossing: Crossing, method: str) -> bool:
@@ -27,12 +27,12 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 def where_raised(crossing: Crossing) -> str:
     route = crossing.route
     if route.startswith("Pool."):
-        return f"raised in the parent by {route}"
+        return "in the parent"
     if route.startswith("ProcessPoolExecutor."):
-        return "raised in the parent by .result()"
+        return "in .result()"
     if "initargs" in route or route.startswith("Process(") or route.endswith("(...)"):
-        return "raised in the parent by start()"
-    return f"raised in the sender by {route.split('.')[-1]}()"
+        return "at start()"
+    return f"in {route.split('.')[-1]}()"
 
 
 def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
@@ -42,31 +42,34 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
             return None  # a bare graph inherited by fork works as long as no session ran (TFP201)
         return FORK_HANG
     if kind is Kind.KERAS_MODEL:
-        if crossing.pickled == "always" and crossing.route.startswith(("Pool.", "ProcessPoolExecutor.")):
-            text = "the whole model is pickled and rebuilt for every task"
-        else:
-            text = "the whole model is pickled and rebuilt in the worker"
-        return text + "; a model with unregistered custom layers kills the worker and the pool never returns"
+        per_task = crossing.pickled == "always" and crossing.route.startswith(("Pool.", "ProcessPoolExecutor."))
+        return (f"the whole model is pickled {'for every task' if per_task else 'into the worker'} "
+                "(unregistered custom layers kill the worker and hang the pool)")
     error = PICKLE_ERRORS[kind]
     if crossing.pickled == "feeder-thread":
-        return (f"the queue's feeder thread fails to pickle it ({error}), only prints the error and drops "
-                "the item, so the consumer's get() waits forever")
-    return f"pickling it fails ({error}), {where_raised(crossing)}"
+        return "the queue's feeder thread cannot pickle it: the error is printed, the item dropped, get() waits forever"
+    return f"pickling fails ({error}) {where_raised(crossing)}"
 
 
-def remedy(crossing: Crossing, noun: str) -> str:
+_BUILT_IN_WORKER = {Kind.TF_FUNCTION: "create it inside the worker", Kind.DATASET: "build the dataset in the worker"}
+
+
+def remedy(crossing: Crossing, kind: Kind) -> str:
     route = crossing.route
-    if route.startswith("Pool"):
-        return f"send data and build one {noun} per worker with Pool(initializer=...)"
-    if route.startswith("ProcessPoolExecutor"):
-        return f"send data and build one {noun} per worker with ProcessPoolExecutor(initializer=...)"
     if "Queue" in route or route.endswith("send"):
-        return "send arrays or other plain data; keep TensorFlow in one process"
-    return f"send data and build the {noun} inside the worker"
+        return "send arrays; keep TensorFlow in one process"
+    noun = {Kind.SESSION: "session", Kind.GRAPH: "graph", Kind.SAVED_MODEL: "SavedModel"}.get(kind, "model")
+    if kind in _BUILT_IN_WORKER:
+        return f"send data; {_BUILT_IN_WORKER[kind]}"
+    if route.startswith("Pool"):
+        return f"send data; build one {noun} per worker with Pool(initializer=...)"
+    if route.startswith("ProcessPoolExecutor"):
+        return f"send data; build one {noun} per worker with ProcessPoolExecutor(initializer=...)"
+    return f"send data; build the {noun} in the worker"
 
 
-def assumption(crossing: Crossing, method: str, why: str) -> str:
-    """A note on the start method when the outcome depends on it."""
-    if crossing.pickled == "unless-fork":
-        return f" (start method {method}: {why})"
+def assumption(crossing: Crossing | None, method: str, why: str) -> str:
+    """A note on the start method when the outcome depends on one the file does not name."""
+    if why and (crossing is None or crossing.pickled == "unless-fork"):
+        return f" ({method} assumed: {why})"
     return ""

@@ -25,7 +25,7 @@ POOL_TASK_METHODS = {
     "apply": (0, 1, "args"),
     "apply_async": (0, 1, "args"),
 }
-_ITERABLE_KEYWORDS = {"iterable": "iterable"}
+_ITERABLE_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)
 QUEUE_METHODS = {"put", "put_nowait"}
 ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | {"submit", "send", "start"}
 CONSTRUCTOR_NAMES = frozenset({"Pool", "Process", "ProcessPoolExecutor"})
@@ -77,7 +77,8 @@ class RouteFinder:
         if not isinstance(func, cst.Name):
             return False
         bindings = self.symbols.bindings_at(func.value, site.scope, site.order)
-        return any(b.kind in ("import", "class") or (b.kind == "assign" and isinstance(b.value, (cst.Name, cst.Attribute)))
+        return any(b.kind in ("import", "class")
+                   or (b.kind == "assign" and isinstance(b.value, (cst.Name, cst.Attribute)))
                    for b in bindings)
 
     # constructors: Process(target, args, kwargs), Pool(initializer, initargs) ---------------------
@@ -218,7 +219,7 @@ class RouteFinder:
             bindings = self.symbols.bindings_at(node.value, scope, crossing.site.order)
             if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
                 binding = bindings[0]
-                if isinstance(binding.value, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)):
+                if isinstance(binding.value, _ITERABLE_DISPLAYS):
                     self._add_iterable(crossing, binding.value, binding.scope, starred, depth + 1)
 
 

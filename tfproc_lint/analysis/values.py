@@ -510,7 +510,8 @@ def constructor_methods(info: ClassInfo) -> set[str]:
             self_name = params[0].name.value
             for call in calls_in(statement.body):
                 func = call.func
-                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name:
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                        and func.value.value == self_name:
                     names.add(func.attr.value)
     return names
 

@@ -24,7 +24,7 @@ from tfproc_lint.analysis.routes import Crossing, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_keyword, replace_nodes, unique_name
-from tfproc_lint.fixes.worker_initializer import parameter_names, split_docstring, used_only_by
+from tfproc_lint.fixes.worker_initializer import split_docstring, used_only_by
 from tfproc_lint.rules.base import FixBuilder
 
 LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
@@ -50,7 +50,8 @@ class LoadStateInWorker(FixBuilder):
         binding, load_call = loader
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
             if crossing.callable is not None else None
-        if worker is None or worker.kind != "function" or worker.function.scope.parent is not analysis.symbols.module_scope:
+        module_scope = analysis.symbols.module_scope
+        if worker is None or worker.kind != "function" or worker.function.scope.parent is not module_scope:
             return None
         function = worker.function.node
         if not used_only_by(analysis, function.name.value, owner):
@@ -173,7 +174,8 @@ def _sent_position(crossing: Crossing, name: str):
         iterable = call.args[1].value
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)) and isinstance(iterable.elt, cst.Tuple):
             return _in_tuple(iterable.elt, name)
-    if route in ("Pool.apply", "Pool.apply_async") and len(call.args) >= 2 and isinstance(call.args[1].value, cst.Tuple):
+    if route in ("Pool.apply", "Pool.apply_async") and len(call.args) >= 2 \
+            and isinstance(call.args[1].value, cst.Tuple):
         return _in_tuple(call.args[1].value, name)
     if route == "ProcessPoolExecutor.submit":
         for position, arg in enumerate(call.args[1:]):

@@ -80,7 +80,7 @@ def _rule(rule) -> dict:
     }
 
 
-def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: "_Positions") -> dict:
+def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions) -> dict:
     region = {"startLine": diagnostic.line, "startColumn": diagnostic.col + 1}
     if diagnostic.end_line is not None and diagnostic.end_col is not None:
         region.update(endLine=diagnostic.end_line, endColumn=diagnostic.end_col + 1)

@@ -101,5 +101,5 @@ class SessionCrossesProcess(Rule):
             yield Report(
                 node,
                 f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
-                f"{outcomes.remedy(crossing, 'session')}{outcomes.assumption(crossing, method, why)}",
+                f"{outcomes.remedy(crossing, value.kind)}{outcomes.assumption(crossing, method, why)}",
             )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.values import STATE_NOUNS, TF2_STATE, Kind
+from tfproc_lint.analysis.values import STATE_NOUNS, TF2_STATE
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -101,7 +101,7 @@ class RuntimeStateCrossesProcess(Rule):
             yield Report(
                 node,
                 f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
-                f"{outcomes.remedy(crossing, 'model' if value.kind is Kind.KERAS_MODEL else 'copy')}"
+                f"{outcomes.remedy(crossing, value.kind)}"
                 f"{outcomes.assumption(crossing, method, why)}",
                 fix=LoadStateInWorker(crossing, node) if crossing.pickled == "always" else None,
             )
@@ -111,6 +111,6 @@ class RuntimeStateCrossesProcess(Rule):
                 yield Report(
                     crossing.callable,
                     f"tf.function `{analysis.code(crossing.callable, 30)}` used as the callable of "
-                    f"{crossing.route}: pickling it fails (PicklingError), raised in the parent; "
-                    "pass a plain module-level function that calls it inside the worker",
+                    f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
+                    "function that calls it",
                 )

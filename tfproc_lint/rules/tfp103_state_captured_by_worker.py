@@ -97,7 +97,7 @@ class StateCapturedByWorker(Rule):
             name, value = captured
             kind = "lambda" if worker.kind == "lambda" else "closure"
             what = f"a {kind} whose captured `{name}`"
-            happens = "pickling it fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
+            happens = "pickling fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
         else:
             return
         noun = STATE_NOUNS[value.kind]
@@ -105,7 +105,7 @@ class StateCapturedByWorker(Rule):
         yield Report(
             crossing.callable,
             f"`{label}` given to {crossing.route} is {what} holds a {noun}: {happens}; use a "
-            f"module-level function and build the {noun} in the worker"
+            f"module-level function that builds it in the worker"
             f"{outcomes.assumption(crossing, method, why)}",
         )
 
@@ -123,7 +123,7 @@ class StateCapturedByWorker(Rule):
         yield Report(
             crossing.call,
             f"Process subclass {klass.node.name.value} builds a {noun} in `self.{attribute}` in the "
-            f"parent: {happens}; build it in run(), which executes in the child"
+            f"parent: {happens}; build it in run(), which runs in the child"
             f"{outcomes.assumption(crossing, method, why)}",
         )
 

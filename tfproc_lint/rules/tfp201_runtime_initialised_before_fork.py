@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order
@@ -118,10 +119,8 @@ class RuntimeInitialisedBeforeFork(Rule):
             yield Report(
                 owner.construction,
                 f"fork-started {what} after the parent initialised TensorFlow (line {line}: "
-                f"{initialised.reason}, `{analysis.code(initialised.call, 40)}`): workers that use "
-                f"TensorFlow hang; start them from multiprocessing.get_context(\"spawn\") or "
-                f"\"forkserver\", or move the TensorFlow work out of the parent "
-                f"(start method fork: {why})",
+                f"{initialised.reason}): its TensorFlow workers hang; create it from "
+                f"get_context(\"spawn\") or \"forkserver\"{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
             )
 

@@ -114,8 +114,8 @@ class MissingWorkerInitializer(Rule):
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
-            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`) and the pool has no "
-            f"initializer: build it once per worker with {pool}(initializer=...) into a module global",
+            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`); build it once per worker "
+            f"with {pool}(initializer=...)",
             fix=MoveStateToInitializer(analysis.owners[owner.origin], worker.function, builders)
             if worker.kind == "function" and owner.origin in analysis.owners else None,
         )
