@@ -75,7 +75,7 @@ class TensorFlowUsage:
             if value.kind is Kind.SAVED_MODEL:
                 return "loads a SavedModel"
             if value.kind is Kind.KERAS_MODEL and self._builds_weights(value, call):
-                return "builds a Keras model"
+                return "loads a Keras model" if "load" in value.detail else "builds a Keras model"
         func = call.func
         if isinstance(func, cst.Attribute):
             receiver = classifier.classify(func.value, site.scope, site.order)
