@@ -96,3 +96,14 @@ def test_rules_listing() -> None:
                             check=True)
     codes = [rule["code"] for rule in json.loads(result.stdout)]
     assert codes == sorted(codes) and "TFP101" in codes and "TFP301" in codes
+
+
+def test_force_exclude_applies_to_named_files(project) -> None:
+    assert run("check", "build/generated.py", cwd=project).returncode == 1
+    assert run("check", "--force-exclude", "build/generated.py", cwd=project).returncode == 0
+    assert run("check", "--force-exclude", "--extend-exclude", "bad.py", "bad.py", cwd=project).returncode == 0
+
+
+def test_diff_cannot_be_combined_with_a_format(project) -> None:
+    result = run("check", "--diff", "--format", "json", "bad.py", cwd=project)
+    assert result.returncode == 2 and "--diff" in result.stderr

@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target-python", help="Python version the code runs on (drives the default start method)")
     check.add_argument("--assume-start-method", choices=START_METHODS,
                        help="start method the program sets elsewhere (e.g. in its entry point)")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply the excludes to files named on the command line too (for pre-commit)")
     check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
     check.add_argument("--format", default="text", help="text, json, sarif or github (default: text)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
@@ -107,13 +109,15 @@ def _check(args) -> int:
     renderers = formats()
     if args.format not in renderers:
         raise UsageError(f"--format: expected one of {', '.join(renderers)}, got {args.format!r}")
+    if args.diff and args.format != "text":
+        raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     if args.unsafe_fixes and not (args.fix or args.diff):
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     config = configuration(args)
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format != "text")
-    files, path_errors = collect_files(args.paths, config)
+    files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
     progress = console.progress(len(files), "checking")
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)

@@ -82,8 +82,8 @@ def _list(value, option: str) -> tuple[str, ...]:
 
 def parse_version(value, option: str = "target-python") -> tuple[int, int]:
     if isinstance(value, float):  # TOML `target-python = 3.10` is the number 3.1
-        raise ConfigError(f"{option}: write the version as a string, e.g. \"3.10\"; the number {value!r} "
-                          "cannot tell 3.1 from 3.10")
+        raise ConfigError(f"{option}: write the version as a string, e.g. \"3.10\" (got the number {value!r}; "
+                          "as a number, 3.10 is 3.1)")
     match = re.fullmatch(r"(?:py)?3\.?(\d{1,2})", str(value).strip())
     if not match:
         raise ConfigError(f"{option}: expected a Python version like 3.11 or py311, got {value!r}")

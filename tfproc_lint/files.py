@@ -30,8 +30,10 @@ class Excluder:
         return bool(self._match(name) or self._match(path) or (path.startswith("./") and self._match(path[2:])))
 
 
-def collect_files(paths: list[str], config: Config) -> tuple[list[SourceFile], list[FileError]]:
-    """Python files under `paths`. Explicit files are always checked, whatever their name."""
+def collect_files(paths: list[str], config: Config,
+                  force_exclude: bool = False) -> tuple[list[SourceFile], list[FileError]]:
+    """Python files under `paths`. Files named explicitly are checked whatever their name, and
+    excluded only with `force_exclude` (pre-commit names every file)."""
     excluded = Excluder(config.exclude + config.extend_exclude)
     files: list[SourceFile] = []
     errors: list[FileError] = []
@@ -56,7 +58,8 @@ def collect_files(paths: list[str], config: Config) -> tuple[list[SourceFile], l
                     if name.endswith(".py") and not excluded(name, candidate) and os.path.isfile(candidate):
                         add(candidate)
         elif os.path.isfile(raw):
-            add(raw)
+            if not (force_exclude and (excluded(os.path.basename(raw), raw) or _in_excluded_directory(raw, excluded))):
+                add(raw)
         elif os.path.lexists(raw) and not os.path.exists(raw):
             errors.append(FileError(raw, "broken symbolic link"))
         elif os.path.exists(raw):
@@ -64,3 +67,8 @@ def collect_files(paths: list[str], config: Config) -> tuple[list[SourceFile], l
         else:
             errors.append(FileError(raw, "no such file or directory"))
     return files, errors
+
+
+def _in_excluded_directory(path: str, excluded: Excluder) -> bool:
+    parts = os.path.normpath(path).split(os.sep)[:-1]
+    return any(excluded(part, os.sep.join(parts[: i + 1])) for i, part in enumerate(parts))

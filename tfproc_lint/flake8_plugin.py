@@ -38,8 +38,14 @@ class TFProcPlugin:
 
     @classmethod
     def parse_options(cls, options) -> None:
+        from tfproc_lint.config import ConfigError
+
         cls.target_python = options.tfp_target_python
         cls.assume_start_method = options.tfp_assume_start_method
+        try:
+            _config(cls.target_python, cls.assume_start_method)  # validate once, before any file
+        except ConfigError as error:
+            raise SystemExit(f"flake8: error: {error}") from None
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)

@@ -16,7 +16,8 @@ class Console:
     def __init__(self, stream, color: str = "auto", quiet: bool = False) -> None:
         self.stream = stream
         self.color = color
-        self.show_progress = not quiet and _is_tty(stream) and not os.environ.get("CI")
+        in_ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+        self.show_progress = not quiet and _is_tty(stream) and not in_ci
         self._shown = False
 
     def colour_for(self, stream):

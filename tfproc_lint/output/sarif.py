@@ -85,15 +85,15 @@ def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions
     if diagnostic.end_line is not None and diagnostic.end_col is not None:
         region.update(endLine=diagnostic.end_line, endColumn=diagnostic.end_col + 1)
     location = artifact_location(diagnostic.path, cwd)
-    result = {
-        "ruleId": diagnostic.code,
+    result = {"ruleId": diagnostic.code}
+    if diagnostic.code in index:
+        result["ruleIndex"] = index[diagnostic.code]
+    result.update({
         "level": LEVELS[diagnostic.severity],
         "message": {"text": diagnostic.message},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
         "properties": {"documentation": doc_path(diagnostic.code)},
-    }
-    if diagnostic.code in index:
-        result["ruleIndex"] = index[diagnostic.code]
+    })
     fix = diagnostic.fix
     if fix is not None and fix.edits:
         to_position = positions.for_path(diagnostic.path)

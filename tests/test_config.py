@@ -1,0 +1,258 @@
+"""Configuration: where each option is read, precedence, errors that name the option (docs/configuration.md)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_env, tool
+
+from tfproc_lint.cli import main
+from tfproc_lint.config import DEFAULT_EXCLUDE, OPTIONS, Config, ConfigError, apply_options, load_config
+
+TFP201_BAD = ROOT / "fixtures" / "lint" / "TFP201" / "bad_predict_then_pool.py"  # finding only under fork
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    """An empty project directory (a setup.cfg marks its root), the working directory of the test."""
+    write(tmp_path / "setup.cfg", "[metadata]\nname = demo\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def lint(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["check", "-j", "1", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# Reading the files -------------------------------------------------------------------------------------
+def test_defaults_without_configuration(project) -> None:
+    config = load_config(project)
+    assert config == Config()
+    assert config.select == ("TFP",) and config.ignore == () and config.exclude == DEFAULT_EXCLUDE
+    assert config.target_python is None and config.assume_start_method is None
+    assert config.default_start_method()[0] == "fork"
+
+
+def test_pyproject_table(project) -> None:
+    write(project / "pyproject.toml", """\
+        [tool.tfproc-lint]
+        select = ["TFP1", "TFP201"]
+        ignore = ["TFP103"]
+        extend-exclude = ["generated"]
+        target-python = "3.12"
+        assume-start-method = "spawn"
+        """)
+    config = load_config(project)
+    assert config.select == ("TFP1", "TFP201") and config.ignore == ("TFP103",)
+    assert config.is_enabled("TFP101") and not config.is_enabled("TFP103") and not config.is_enabled("TFP301")
+    assert config.extend_exclude == ("generated",) and config.exclude == DEFAULT_EXCLUDE
+    assert config.target_python == (3, 12) and config.assume_start_method == "spawn"
+    assert config.origin["select"] == "[tool.tfproc-lint] in pyproject.toml"
+
+
+@pytest.mark.parametrize("section", ["tfproc_lint", "tfproc-lint"])
+def test_setup_cfg_section(project, section) -> None:
+    write(project / "setup.cfg", f"""\
+        [{section}]
+        select = TFP1, TFP2
+        ignore =
+            TFP102
+            TFP103
+        target_python = py313
+        exclude = vendored
+        """)
+    config = load_config(project)
+    assert config.select == ("TFP1", "TFP2") and config.ignore == ("TFP102", "TFP103")
+    assert config.target_python == (3, 13) and config.exclude == ("vendored",)
+    assert config.origin["select"] == f"[{section}] in setup.cfg"
+
+
+def test_files_are_found_from_a_subdirectory(project) -> None:
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "forkserver"\n')
+    (project / "src" / "pkg").mkdir(parents=True)
+    assert load_config(project / "src" / "pkg").assume_start_method == "forkserver"
+
+
+def test_nearest_project_root_wins(project) -> None:
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "forkserver"\n')
+    write(project / "sub" / "pyproject.toml", '[project]\nname = "sub"\n')
+    assert load_config(project / "sub").assume_start_method is None
+
+
+# Precedence --------------------------------------------------------------------------------------------
+def test_pyproject_overrides_setup_cfg_per_option(project) -> None:
+    write(project / "setup.cfg", "[tfproc_lint]\nignore = TFP301\nassume-start-method = spawn\n")
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "forkserver"\n')
+    config = load_config(project)
+    assert config.assume_start_method == "forkserver"  # both set it: pyproject.toml wins
+    assert config.ignore == ("TFP301",)  # only setup.cfg sets it: kept
+
+
+def test_command_line_overrides_files(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "spawn"\n')
+    assert lint(capsys, "app.py")[0] == 0  # spawn from pyproject.toml: no TFP201
+    code, out, _ = lint(capsys, "app.py", "--assume-start-method", "fork")
+    assert code == 1 and "TFP201" in out
+    code, out, _ = lint(capsys, "app.py", "--assume-start-method", "fork", "--ignore", "TFP2")
+    assert code == 0
+
+
+def test_requires_python_sets_target_python(project) -> None:
+    write(project / "pyproject.toml", '[project]\nname = "demo"\nrequires-python = ">=3.14"\n')
+    config = load_config(project)
+    assert config.target_python == (3, 14)
+    assert config.default_start_method()[0] == "forkserver"
+    assert "requires-python" in config.default_start_method()[1]
+
+
+@pytest.mark.parametrize("specifier, expected", [(">=3.9", (3, 9)), ("~=3.11", (3, 11)), (">3.10", (3, 10)),
+                                                 ("!=3.8.*,>=3.8", (3, 9)), ("==3.12.*", (3, 12))])
+def test_requires_python_lowest_version(project, specifier, expected) -> None:
+    write(project / "pyproject.toml", f'[project]\nname = "demo"\nrequires-python = "{specifier}"\n')
+    assert load_config(project).target_python == expected
+
+
+def test_python_requires_in_setup_cfg(project) -> None:
+    write(project / "setup.cfg", "[options]\npython_requires = >=3.14\n")
+    assert load_config(project).target_python == (3, 14)
+
+
+def test_target_python_beats_requires_python(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[project]\nname = "demo"\nrequires-python = ">=3.14"\n')
+    assert lint(capsys, "app.py")[0] == 0  # 3.14: forkserver by default, no TFP201
+    write(project / "setup.cfg", "[tfproc_lint]\ntarget-python = 3.12\n")
+    assert load_config(project).target_python == (3, 12)  # setup.cfg's option beats pyproject's requires-python
+    assert lint(capsys, "app.py")[0] == 1
+    assert lint(capsys, "app.py", "--target-python", "3.14")[0] == 0  # and the command line beats both
+
+
+def test_assume_start_method_beats_target_python(project) -> None:
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\ntarget-python = "3.14"\nassume-start-method = "fork"\n')
+    assert load_config(project).default_start_method()[0] == "fork"
+
+
+def test_extend_select_adds_to_select_in_any_order(project) -> None:
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nextend-select = ["TFP301"]\nselect = ["TFP1"]\n')
+    assert load_config(project).select == ("TFP1", "TFP301")
+    config = apply_options(load_config(project), {"extend-select": "TFP201"}, "the command line")
+    assert config.select == ("TFP1", "TFP301", "TFP201")
+
+
+def test_explicit_config_file_replaces_discovery(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "spawn"\n')
+    elsewhere = write(project / "ci" / "lint.toml", '[tool.tfproc-lint]\nassume-start-method = "fork"\n')
+    assert load_config(project, elsewhere).assume_start_method == "fork"
+    assert lint(capsys, "app.py")[0] == 0
+    assert lint(capsys, "app.py", "--config", "ci/lint.toml")[0] == 1
+    ini = write(project / "ci" / "lint.cfg", "[tfproc_lint]\nassume-start-method = forkserver\n")
+    assert load_config(project, ini).assume_start_method == "forkserver"
+
+
+# Errors ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ('[tool.tfproc-lint]\nselct = ["TFP1"]\n', "unknown option 'selct' in [tool.tfproc-lint] in pyproject.toml"),
+    ('[tool.tfproc-lint]\nselect = ["tfp1"]\n', "select in [tool.tfproc-lint] in pyproject.toml: 'tfp1' is not a rule"),
+    ('[tool.tfproc-lint]\nignore = 7\n', "ignore in [tool.tfproc-lint] in pyproject.toml: expected a list of strings"),
+    ('[tool.tfproc-lint]\ntarget-python = "three"\n',
+     "target-python in [tool.tfproc-lint] in pyproject.toml: expected"),
+    ('[tool.tfproc-lint]\ntarget-python = 3.10\n',
+     'target-python in [tool.tfproc-lint] in pyproject.toml: write the version as a string, e.g. "3.10"'),
+    ('[tool.tfproc-lint]\nassume-start-method = "thread"\n',
+     "assume-start-method in [tool.tfproc-lint] in pyproject.toml: expected one of fork, spawn, forkserver"),
+    ('[tool.tfproc-lint]\nexclude = [1, 2]\n', "exclude in [tool.tfproc-lint] in pyproject.toml: expected a list"),
+    ("[tool.tfproc-lint]\nselect = [\n", "cannot read"),
+    ('tool.tfproc-lint = "TFP1"\n', "[tool.tfproc-lint] in"),
+    ('[project]\nrequires-python = "3.10+"\n', "requires-python in pyproject.toml: '3.10+' is not a valid version"),
+])
+def test_bad_pyproject_names_the_option(project, capsys, text, expected) -> None:
+    write(project / "pyproject.toml", text)
+    with pytest.raises(ConfigError) as error:
+        load_config(project)
+    assert expected in str(error.value)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == ""
+    assert err.startswith("tfproc-lint: error: ") and expected in err
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[tfproc_lint]\ntarget-pyhton = 3.12\n", "unknown option 'target-pyhton' in [tfproc_lint] in setup.cfg"),
+    ("[tfproc-lint]\nassume_start_method = vfork\n", "assume-start-method in [tfproc-lint] in setup.cfg: expected"),
+    ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n", "cannot read"),
+    ("select = TFP1\n", "cannot read"),
+])
+def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None:
+    write(project / "setup.cfg", text)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == "" and expected in err
+
+
+def test_unknown_option_lists_the_known_ones(project) -> None:
+    with pytest.raises(ConfigError) as error:
+        apply_options(Config(), {"line-length": 100}, "the command line")
+    assert all(name in str(error.value) for name in OPTIONS)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--target-python", "2.7"], "target-python in the command line: expected a Python version"),
+    (["--select", "TFP1,nope"], "select in the command line: 'nope' is not a rule code"),
+    (["--config", "missing.toml"], "config file missing.toml does not exist"),
+])
+def test_bad_command_line_value_exits_2(project, capsys, args, expected) -> None:
+    code, out, err = lint(capsys, ".", *args)
+    assert code == 2 and out == "" and expected in err
+
+
+def test_bad_choice_exits_2_through_argparse(project) -> None:
+    completed = subprocess.run([tool("tfproc-lint"), "check", "--assume-start-method", "thread", "."], cwd=project,
+                               env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert completed.returncode == 2
+    assert "--assume-start-method" in completed.stderr and "'thread'" in completed.stderr
+
+
+# flake8 ------------------------------------------------------------------------------------------------
+def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("flake8"), "--select", "TFP", *args, "app.py"], cwd=cwd, env=run_env(),
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_flake8_options_and_files(project) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    assert "TFP201" in flake8(project).stdout
+    assert flake8(project, "--tfp-target-python", "3.14").stdout == ""
+    assert flake8(project, "--tfp-assume-start-method", "spawn").stdout == ""
+    # flake8's own config file
+    write(project / ".flake8", "[flake8]\ntfp-assume-start-method = forkserver\n")
+    assert flake8(project).stdout == ""
+    (project / ".flake8").unlink()
+    # tfproc-lint's own settings apply under flake8 too; flake8's options override them
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\ntarget-python = "3.14"\n')
+    assert flake8(project).stdout == ""
+    assert "TFP201" in flake8(project, "--tfp-target-python", "3.12").stdout
+
+
+def test_flake8_bad_choice_is_a_usage_error(project) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    completed = flake8(project, "--tfp-assume-start-method", "thread")
+    assert completed.returncode != 0 and "--tfp-assume-start-method" in completed.stderr
+
+
+def test_flake8_bad_target_python_is_a_clear_error(project) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    completed = flake8(project, "--tfp-target-python", "abc")
+    assert completed.returncode != 0
+    assert "target-python" in completed.stderr and "Traceback" not in completed.stderr

@@ -1,0 +1,224 @@
+"""The hooks in .pre-commit-hooks.yaml through the real pre-commit, in temporary git repositories.
+
+pre-commit installs a hook repository from a git commit (`try-repo` of a path with uncommitted
+changes adds only tracked files), so the tests first commit a snapshot of this working tree, files
+not yet added to git included, into a temporary repository, and point pre-commit at that. The
+hook environments are built by pip from the package index, as for a user: three builds (try-repo,
+the two hooks of a config, flake8 with tfproc-lint as `additional_dependencies`) run at once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, tool
+
+pytestmark = pytest.mark.precommit
+
+BAD = ROOT / "fixtures" / "lint" / "TFP101" / "bad_a3c_session_to_actors.py"
+GOOD = ROOT / "fixtures" / "lint" / "TFP101" / "good_a3c_session_to_actors.py"
+UNSAFE_FIX = ROOT / "fixtures" / "lint" / "mixed" / "bad_keras_fork_context_partial.py"  # TFP102 with an unsafe fix
+INSTALL_TIMEOUT = 300
+IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
+                                ".pytest_cache", ".ruff_cache", ".hypothesis", "probe-report")
+
+
+def git_env() -> dict:
+    env = dict(os.environ)
+    env.update(GIT_AUTHOR_NAME="tfproc-lint tests", GIT_AUTHOR_EMAIL="tests@example.invalid",
+               GIT_COMMITTER_NAME="tfproc-lint tests", GIT_COMMITTER_EMAIL="tests@example.invalid",
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", PYTHONUTF8="1")
+    env.pop("NO_COLOR", None)
+    for variable in ("PRE_COMMIT", "PRE_COMMIT_HOME", "SKIP", "PRE_COMMIT_ALLOW_NO_CONFIG"):
+        env.pop(variable, None)
+    return env
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=git_env(), check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def snapshot(destination: Path) -> str:
+    """Commit this working tree (tracked and untracked, not ignored files) into a new repository."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=False)
+    if listed.returncode == 0:
+        for name in filter(None, listed.stdout.decode().split("\0")):
+            source = ROOT / name
+            if source.is_file():
+                (destination / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, destination / name)
+    else:  # not a git checkout (an unpacked sdist): copy the tree
+        shutil.copytree(ROOT, destination, ignore=IGNORE, dirs_exist_ok=True)
+    git("init", "-q", cwd=destination)
+    git("add", "-A", cwd=destination)
+    git("commit", "-q", "-m", "snapshot", cwd=destination)
+    return git("rev-parse", "HEAD", cwd=destination)
+
+
+class Project:
+    def __init__(self, path: Path, home: Path) -> None:
+        self.path, self.home = path, home
+
+    def pre_commit(self, *args: str, home: Path | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+        env = git_env()
+        env["PRE_COMMIT_HOME"] = str(home or self.home)
+        return subprocess.run([tool("pre-commit"), *args, "--color", "never"], cwd=self.path, env=env,
+                              capture_output=True, text=True, timeout=timeout, check=False)
+
+    def stage_only(self, *names: str) -> None:
+        git("reset", "-q", cwd=self.path)
+        if names:
+            git("add", "--", *names, cwd=self.path)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    """A hook repository (the snapshot), a project with a bad and a good file, installed hook environments.
+
+    Yields (project, try-repo result): try-repo runs while the config's environments are installed.
+    """
+    base = tmp_path_factory.mktemp("precommit")
+    hooks_repo = base / "tfproc-lint"
+    hooks_repo.mkdir()
+    rev = snapshot(hooks_repo)
+    project_path = base / "project"
+    project_path.mkdir()
+    shutil.copy(BAD, project_path / "bad.py")
+    shutil.copy(GOOD, project_path / "good.py")
+    shutil.copy(UNSAFE_FIX, project_path / "unsafe_fix.py")
+    (project_path / "notes.txt").write_text("not Python\n", encoding="utf-8")
+    # Untracked and never staged: a hook that linted the whole directory would report it.
+    (project_path / "scratch").mkdir()
+    shutil.copy(BAD, project_path / "scratch" / "untracked_bad.py")
+    (project_path / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
+        repos:
+          - repo: {hooks_repo.as_posix()}
+            rev: {rev}
+            hooks:
+              - id: tfproc-lint
+              - id: tfproc-lint-fix
+        """), encoding="utf-8")
+    (project_path / "flake8-config.yaml").write_text(textwrap.dedent(f"""\
+        repos:
+          - repo: local
+            hooks:
+              - id: flake8
+                name: flake8
+                entry: flake8
+                language: python
+                types: [python]
+                require_serial: true
+                args: [--select=TFP]
+                additional_dependencies: [flake8, "{hooks_repo.as_posix()}"]
+        """), encoding="utf-8")
+    git("init", "-q", cwd=project_path)
+    git("add", "notes.txt", ".pre-commit-config.yaml", "flake8-config.yaml", cwd=project_path)
+    git("commit", "-q", "-m", "start", cwd=project_path)  # bad.py and good.py: new files, staged by each test
+    project = Project(project_path, base / "pre-commit-home")
+
+    env = git_env()
+    try_repo = subprocess.Popen(
+        [tool("pre-commit"), "try-repo", str(hooks_repo), "tfproc-lint", "--files", "bad.py", "good.py",
+         "--color", "never"],
+        cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(base / "try-repo-home")),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    flake8_home = base / "flake8-home"
+    flake8_install = subprocess.Popen(
+        [tool("pre-commit"), "install-hooks", "--config", "flake8-config.yaml", "--color", "never"],
+        cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(flake8_home)),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        installed = project.pre_commit("install-hooks", timeout=INSTALL_TIMEOUT)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        flake8_output, _ = flake8_install.communicate(timeout=INSTALL_TIMEOUT)
+        assert flake8_install.returncode == 0, flake8_output
+        try_output, _ = try_repo.communicate(timeout=INSTALL_TIMEOUT)
+    finally:
+        for process in (try_repo, flake8_install):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    project.flake8_home = flake8_home
+    yield project, subprocess.CompletedProcess(try_repo.args, try_repo.returncode, try_output, "")
+
+
+def test_try_repo_reports_the_bad_file_only(setup) -> None:
+    _, result = setup
+    assert result.returncode == 1, result.stdout
+    assert "tfproc-lint" in result.stdout and "Failed" in result.stdout
+    assert "bad.py:52:22: TFP101" in result.stdout
+    assert "good.py:" not in result.stdout
+    assert "untracked_bad.py" not in result.stdout
+
+
+def test_check_hook_fails_on_a_staged_bad_file(setup) -> None:
+    project, _ = setup
+    project.stage_only("bad.py", "good.py")
+    result = project.pre_commit("run", "tfproc-lint")
+    assert result.returncode == 1, result.stdout
+    assert "bad.py:52:22: TFP101" in result.stdout and "good.py:" not in result.stdout
+    assert "untracked_bad.py" not in result.stdout
+
+
+def test_check_hook_passes_a_good_file(setup) -> None:
+    project, _ = setup
+    project.stage_only("good.py")
+    result = project.pre_commit("run", "tfproc-lint", "--files", "good.py")
+    assert result.returncode == 0, result.stdout
+    assert "Passed" in result.stdout
+
+
+def test_no_python_file_staged_skips_both_hooks(setup) -> None:
+    """pre-commit passes file names; with no Python file it skips the hook rather than run it on `.`."""
+    project, _ = setup
+    (project.path / "notes.txt").write_text("changed\n", encoding="utf-8")
+    project.stage_only("notes.txt")
+    result = project.pre_commit("run")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count("(no files to check)Skipped") == 2, result.stdout
+    project.stage_only()
+    git("checkout", "--", "notes.txt", cwd=project.path)
+    result = project.pre_commit("run")  # nothing staged at all
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.count("(no files to check)Skipped") == 2, result.stdout
+
+
+def test_all_files_lints_tracked_files_only(setup) -> None:
+    project, _ = setup
+    project.stage_only("bad.py", "good.py")
+    result = project.pre_commit("run", "tfproc-lint", "--all-files")
+    assert result.returncode == 1
+    assert "bad.py:52:22: TFP101" in result.stdout and "untracked_bad.py" not in result.stdout
+
+
+def test_fix_hook_applies_safe_fixes_only_and_fails_on_what_remains(setup) -> None:
+    project, _ = setup
+    names = ("bad.py", "good.py", "unsafe_fix.py")
+    before = {name: (project.path / name).read_bytes() for name in names}
+    result = project.pre_commit("run", "tfproc-lint-fix", "--files", *names)
+    assert result.returncode == 1, result.stdout
+    assert "bad.py:52:22: TFP101" in result.stdout  # TFP101 has no automatic fix: the finding remains
+    assert "unsafe_fix.py:31:47: TFP102" in result.stdout and "[unsafe fix:" in result.stdout
+    assert "files were modified by this hook" not in result.stdout
+    assert {name: (project.path / name).read_bytes() for name in names} == before  # unsafe fix not applied
+    result = project.pre_commit("run", "tfproc-lint-fix", "--files", "good.py")
+    assert result.returncode == 0, result.stdout
+
+
+def test_flake8_hook_with_tfproc_lint_as_additional_dependency(setup) -> None:
+    """The flake8 route: tfproc-lint pip-installed into flake8's hook environment, as `additional_dependencies`."""
+    project, _ = setup
+    result = project.pre_commit("run", "--config", "flake8-config.yaml", "--files", "bad.py", "good.py",
+                                home=project.flake8_home)
+    assert result.returncode == 1, result.stdout
+    assert "bad.py:52:22: TFP101" in result.stdout and "good.py:" not in result.stdout
+    result = project.pre_commit("run", "--config", "flake8-config.yaml", "--files", "good.py",
+                                home=project.flake8_home)
+    assert result.returncode == 0, result.stdout
