@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from tfproc_lint.analysis.prefilter import may_match
@@ -59,15 +60,33 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
     if jobs > 1 and len(pending) > 1:
         # fork is cheap and safe here: tfproc-lint starts no threads and no TensorFlow.
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(min(jobs, len(pending)), mp_context=context) as executor:
-            outputs = executor.map(_lint_text, tasks, chunksize=max(1, len(tasks) // (jobs * 4)))
-            outputs = list(_with_progress(outputs, progress))
+        outputs = []
+        try:
+            with ProcessPoolExecutor(min(jobs, len(pending)), mp_context=context) as executor:
+                for output in _with_progress(
+                        executor.map(_lint_text, tasks, chunksize=max(1, len(tasks) // (jobs * 4))), progress):
+                    outputs.append(output)
+        except BrokenProcessPool:
+            # A worker died (a native crash, the OOM killer) and took the pool with it. The outputs
+            # received so far are in order and good; each remaining file gets a process of its own,
+            # so only the file that kills its process is reported, not the whole run.
+            remaining = (_lint_isolated(task, context) for task in tasks[len(outputs):])
+            outputs.extend(_with_progress(remaining, progress))
     else:
         outputs = list(_with_progress(map(_lint_text, tasks), progress))
     for (index, _), (diagnostics, error) in zip(pending, outputs, strict=True):
         results[index].diagnostics = diagnostics
         results[index].error = error
     return results
+
+
+def _lint_isolated(task: tuple[str, str, Config], context) -> tuple[list[Diagnostic], FileError | None]:
+    with ProcessPoolExecutor(1, mp_context=context) as executor:
+        try:
+            return executor.submit(_lint_text, task).result()
+        except BrokenProcessPool:
+            return [], FileError(task[1], "internal error: the process checking this file died (a crash in native "
+                                          "code, or out of memory)", internal=True)
 
 
 def _with_progress(outputs, progress):

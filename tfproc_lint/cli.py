@@ -160,7 +160,7 @@ def _error_result(error):
 def _unified_diff(entry) -> str:
     return "".join(difflib.unified_diff(
         entry.original.splitlines(keepends=True), entry.fixed.splitlines(keepends=True),
-        fromfile=f"a/{entry.result.path}", tofile=f"b/{entry.result.path}",
+        fromfile=f"a/{entry.result.path.lstrip('/')}", tofile=f"b/{entry.result.path.lstrip('/')}",
     ))
 
 

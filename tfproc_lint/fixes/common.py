@@ -12,6 +12,9 @@ from tfproc_lint.analysis.walk import iter_tree
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
 
 
+_ADDED_IMPORTS = "imports added by this rewrite"  # a mapping key that is no node
+
+
 class _Replace(cst.CSTTransformer):
     def __init__(self, mapping: dict[cst.CSTNode, Replacement]) -> None:
         super().__init__()
@@ -45,6 +48,10 @@ def add_import(analysis: FileAnalysis, module_name: str, mapping: dict) -> str |
         return existing
     if module_name in analysis.symbols.module_scope.bindings:
         return None
+    added = mapping.setdefault(_ADDED_IMPORTS, set())
+    if module_name in added:
+        return module_name
+    added.add(module_name)
     # Before the first top-level import, taking over the comments and blank lines above it.
     body = analysis.module.body
     movable = [s for s in body if not _is_docstring(s) and not _is_future_import(s)]

@@ -38,33 +38,75 @@ class UseSpawnContext(FixBuilder):
                 return None
             mapping[call] = lambda updated: add_keyword(updated, "mp_context", spawn_context(name))
             return replace_nodes(analysis.module, mapping)
-        module_name, attribute = self._module_and_attribute(analysis)
-        if module_name is None:
-            return None
-        if module_name.startswith("@"):  # `from multiprocessing import Pool`: import the module
-            module_name = add_import(analysis, module_name[1:], mapping)
+        calls = [call]
+        if owner.value.kind is Kind.PROCESS:
+            # Queues, pipes and locks a Process receives must come from the same context.
+            shared = self._synchronisation_objects(analysis)
+            if shared is None:
+                return None
+            calls.extend(shared)
+        for made in calls:
+            site = analysis.site(made)
+            attribute = _made_attribute(analysis, made, site)
+            module_name = _module_of(analysis, made.func, site, attribute)
             if module_name is None:
                 return None
-        new_func = cst.Attribute(spawn_context(module_name), cst.Name(attribute))
-        mapping[call.func] = new_func
+            if module_name.startswith("@"):  # `from multiprocessing import Pool`: import the module
+                module_name = add_import(analysis, module_name[1:], mapping)
+                if module_name is None:
+                    return None
+            mapping[made.func] = cst.Attribute(spawn_context(module_name), cst.Name(attribute))
         return replace_nodes(analysis.module, mapping)
 
-    def _module_and_attribute(self, analysis: FileAnalysis) -> tuple[str | None, str]:
-        """`mp.Pool` -> ("mp", "Pool"); `Pool` from multiprocessing -> ("@multiprocessing", "Pool")."""
-        call, site = self.owner.construction, self.owner.site
-        func = call.func
-        attribute = "Pool" if self.owner.value.kind is Kind.POOL else "Process"
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == attribute:
-            bindings = analysis.symbols.bindings_at(func.value.value, site.scope, site.order)
-            if len(bindings) == 1 and bindings[0].kind == "import" and bindings[0].qualified in _MODULES:
-                return func.value.value, attribute
-            return None, attribute
-        if isinstance(func, cst.Name):
-            bindings = analysis.symbols.bindings_at(func.value, site.scope, site.order)
-            if len(bindings) == 1 and bindings[0].kind == "import" and bindings[0].qualified:
-                module, _, name = bindings[0].qualified.rpartition(".")
-                module = {"multiprocessing.pool": "multiprocessing", "multiprocessing.context": "multiprocessing"}.get(
-                    module, module)
-                if module in _MODULES and "." not in module and name == attribute:
-                    return "@" + module, attribute
-        return None, attribute
+    def _synchronisation_objects(self, analysis: FileAnalysis) -> list[cst.Call] | None:
+        """`mp.Queue()`-like calls whose results the process receives through `args=`."""
+        found = []
+        for crossing in analysis.crossings:
+            if crossing.call is not self.owner.construction:
+                continue
+            for sent in crossing.sent:
+                if not isinstance(sent.node, cst.Name):
+                    continue
+                bindings = analysis.symbols.bindings_at(sent.node.value, sent.scope, crossing.site.order)
+                if len(bindings) != 1 or not isinstance(bindings[0].value, cst.Call):
+                    continue
+                made = bindings[0].value
+                site = analysis.site(made)
+                name = analysis.classifier.qualified_name(made.func, site.scope, site.order) if site else None
+                if name and name.startswith("multiprocessing.") and name.rsplit(".", 1)[1] in SYNCHRONISATION:
+                    if analysis.classifier.classify(made, site.scope, site.order).method:
+                        return None  # made from an explicit context already: manual edit required
+                    found.append(made)
+        return found
+
+
+SYNCHRONISATION = frozenset(
+    "Queue SimpleQueue JoinableQueue Pipe Event Lock RLock Semaphore BoundedSemaphore Condition Barrier "
+    "Value Array Manager".split()
+)
+
+
+def _made_attribute(analysis: FileAnalysis, call: cst.Call, site) -> str:
+    """`mp.Pool(...)` -> "Pool"; `P(...)` with `from multiprocessing import Pool as P` -> "Pool"."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value
+    name = analysis.classifier.qualified_name(call.func, site.scope, site.order) or ""
+    return name.rsplit(".", 1)[-1]
+
+
+def _module_of(analysis: FileAnalysis, func: cst.BaseExpression, site, attribute: str) -> str | None:
+    """`mp.Pool` -> "mp"; `Pool` imported from multiprocessing -> "@multiprocessing"; else None."""
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.attr.value == attribute:
+        bindings = analysis.symbols.bindings_at(func.value.value, site.scope, site.order)
+        if len(bindings) == 1 and bindings[0].kind == "import" and bindings[0].qualified in _MODULES:
+            return func.value.value
+        return None
+    if isinstance(func, cst.Name):
+        bindings = analysis.symbols.bindings_at(func.value, site.scope, site.order)
+        if len(bindings) == 1 and bindings[0].kind == "import" and bindings[0].qualified:
+            module, _, name = bindings[0].qualified.rpartition(".")
+            module = {"multiprocessing.pool": "multiprocessing", "multiprocessing.context": "multiprocessing",
+                      "multiprocessing.queues": "multiprocessing"}.get(module, module)
+            if module in _MODULES and "." not in module and name == attribute:
+                return "@" + module
+    return None
