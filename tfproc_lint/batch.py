@@ -65,7 +65,7 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
             with ProcessPoolExecutor(min(jobs, len(pending)), mp_context=context) as executor:
                 for output in _with_progress(
                         executor.map(_lint_text, tasks, chunksize=max(1, len(tasks) // (jobs * 4))), progress):
-                    outputs.append(output)
+                    outputs.append(output)  # noqa: PERF402 - keeps what arrived before a worker died
         except BrokenProcessPool:
             # A worker died (a native crash, the OOM killer) and took the pool with it. The outputs
             # received so far are in order and good; each remaining file gets a process of its own,

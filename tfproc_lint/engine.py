@@ -63,7 +63,7 @@ def _refuse_deep_nesting(source: str) -> None:
     parentheses, 4,000 chained `lambda:`) kill the process with SIGSEGV or SIGABRT, which no
     `except` can catch and which breaks the whole `-j` worker pool. CPython's parser refuses such
     code cleanly well before that (at most 200 nested brackets, at most 3x the recursion limit of
-    AST depth), so it parses first, as a guard; this costs about a tenth of the LibCST parse.
+    AST depth), so it parses first, as a guard; this costs 5-10% of the LibCST parse.
     Other syntax errors are left to LibCST, which knows syntax newer than the running Python.
     """
     try:

@@ -1,0 +1,407 @@
+"""How fast is tfproc-lint on real code? Side-by-side timings over the same files.
+
+Default corpus: the installed TensorFlow and Keras sources (found with importlib, without importing
+them). Each round runs, in a rotating order, as separate processes from an empty working directory
+(so that no project configuration is picked up):
+
+    tfproc-lint check PATHS                 default jobs (all cores)
+    tfproc-lint check -j1 PATHS
+    flake8 --isolated --select TFP PATHS
+    flake8 --isolated --select F PATHS      our plugin installed: flake8 runs every plugin, whatever
+                                            --select says, so this includes our pre-filter
+    flake8 --isolated --select F PATHS      our plugin hidden from flake8's plugin discovery
+    ruff check --isolated --select F,B --no-cache --extend-exclude '*.pyi' PATHS   (if installed)
+
+and, in this process, `ast.parse` of every file (sources read beforehand) and `TFProcPlugin.run()`
+on every file (what the flake8 plugin itself costs). The worst case is timed in this process too:
+only the files that pass `tfproc_lint.analysis.prefilter.may_match`, a bare `libcst.parse_module`
+of each against `tfproc_lint.engine.lint_source` on each (parse, analysis, rules, positions and
+fixes of the findings).
+
+Usage:
+    python benchmarks/lint_speed.py                     # full run (several minutes: flake8 is slow)
+    python benchmarks/lint_speed.py --rounds 3 --flake8-rounds 1 --json out.json
+    python benchmarks/lint_speed.py --paths some/dir other/file.py
+    python benchmarks/lint_speed.py --quick             # one round on a small subset; proves it runs
+
+The exit status is 0 unless a tool failed (an exit status other than 0/1, or `-j1` and default
+jobs disagreeing); `--strict` also exits 1 when a target is missed. Nothing here asserts on time in
+the test suite: timings on a shared machine are noisy, which is why medians of several rounds and
+their spread (min-max) are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.metadata
+import importlib.util
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Runs flake8's own entry point; with "hide", our plugin is dropped from flake8's plugin discovery
+# first (flake8 has no option that disables an installed plugin: --select only filters its output).
+_FLAKE8_RUNNER = """\
+import sys
+if sys.argv.pop(1) == "hide":
+    from flake8.plugins import finder
+    _find = finder._find_importlib_plugins
+    finder._find_importlib_plugins = lambda: (p for p in _find() if p.package != "tfproc-lint")
+from flake8.main.cli import main
+sys.argv[0] = "flake8"
+raise SystemExit(main())
+"""
+
+QUICK_SUBSET = ("keras/src/saving", "keras/src/trainers/data_adapters")
+
+# Targets of issue 6.
+PLUGIN_OVERHEAD_LIMIT = 0.10  # the flake8 plugin adds under 10% to `flake8 --select F`
+WORST_CASE_LIMIT = 2.0  # full analysis of pre-filter candidates under 2x a bare LibCST parse
+
+
+@dataclass
+class Row:
+    name: str
+    command: str  # as a user would type it
+    times: list[float] = field(default_factory=list)  # wall seconds per round
+    cpu: list[float] = field(default_factory=list)  # user+sys seconds per round (with children)
+    argv: list[str] | None = None  # None: measured in this process
+    output: str = ""  # stdout of the last round (tfproc-lint rows: compared across -j)
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    def as_json(self, ruff: float | None, parse: float | None) -> dict:
+        return {
+            "name": self.name, "command": self.command, "wall_s": self.times, "cpu_s": self.cpu,
+            "median_s": self.median, "min_s": min(self.times), "max_s": max(self.times),
+            "median_cpu_s": statistics.median(self.cpu) if self.cpu else None,
+            "ratio_to_ruff": self.median / ruff if ruff else None,
+            "ratio_to_ast_parse": self.median / parse if parse else None,
+            "note": self.note,
+        }
+
+
+# Corpus -----------------------------------------------------------------------------------------
+def package_dir(name: str) -> Path | None:
+    """The directory of an installed package, without importing it."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def default_roots(quick: bool) -> list[Path]:
+    roots = [d for d in (package_dir("tensorflow"), package_dir("keras")) if d is not None]
+    if not roots:
+        raise SystemExit("lint_speed: neither tensorflow nor keras is installed; pass --paths")
+    if quick:
+        site = roots[0].parent
+        subset = [site / part for part in QUICK_SUBSET if (site / part).is_dir()]
+        return subset or roots
+    return roots
+
+
+def python_files(roots: list[str]) -> list[Path]:
+    """The files tfproc-lint checks for these paths (same discovery, same default excludes)."""
+    from tfproc_lint.config import Config
+    from tfproc_lint.files import collect_files
+
+    files, _ = collect_files(roots, Config())
+    return [f.path for f in files]
+
+
+# Measurements -------------------------------------------------------------------------------------
+def run_command(row: Row, cwd: str) -> None:
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(row.argv, cwd=cwd, capture_output=True, text=True, errors="replace", check=False)
+    elapsed = time.perf_counter() - start
+    after = os.times()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"lint_speed: `{row.command}` exited with {done.returncode}:\n{done.stderr[-3000:]}")
+    row.times.append(elapsed)
+    row.cpu.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+    row.output = done.stdout
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def time_in_process(function, *args) -> tuple[float, float]:
+    before = os.times()
+    start = time.perf_counter()
+    function(*args)
+    elapsed = time.perf_counter() - start
+    after = os.times()
+    return elapsed, (after.user - before.user) + (after.system - before.system)
+
+
+def parse_all(sources: list[bytes]) -> None:
+    for data in sources:
+        try:
+            ast.parse(data)
+        except (SyntaxError, ValueError):
+            pass
+
+
+def plugin_all(texts: list[tuple[str, str]]) -> None:
+    from tfproc_lint.flake8_plugin import TFProcPlugin
+
+    for path, text in texts:
+        list(TFProcPlugin(None, text.splitlines(keepends=True), path).run())
+
+
+def libcst_parse_all(texts: list[tuple[str, str]]) -> None:
+    import libcst
+
+    for _, text in texts:
+        libcst.parse_module(text)
+
+
+def lint_all(texts: list[tuple[str, str]]) -> None:
+    from tfproc_lint.engine import lint_source
+
+    for path, text in texts:
+        lint_source(text, path)
+
+
+# Report ---------------------------------------------------------------------------------------------
+def seconds(value: float) -> str:
+    return f"{value:.3f}" if value < 10 else f"{value:.1f}"
+
+
+def markdown(rows: list[Row], references: list[tuple[str, Row | None]]) -> str:
+    """A table of medians, spreads and ratios to each reference row (skipped when it is None)."""
+    references = [(label, ref) for label, ref in references if ref is not None and ref.median > 0]
+    lines = [
+        "| what | median s | min-max s | median cpu s | " + "".join(f"x {label} | " for label, _ in references)
+        + "rounds |",
+        "|---|---:|---:|---:|" + "---:|" * len(references) + "---:|",
+    ]
+    for row in rows:
+        cpu = seconds(statistics.median(row.cpu)) if row.cpu else "-"
+        command = f"`{row.command}`" + (f" ({row.note})" if row.note else "")
+        ratios = "".join(f"{row.median / ref.median:.2f} | " for _, ref in references)
+        lines.append(f"| {command} | {seconds(row.median)} | {seconds(min(row.times))}-{seconds(max(row.times))} "
+                     f"| {cpu} | {ratios}{len(row.times)} |")
+    return "\n".join(lines)
+
+
+def versions() -> dict:
+    found = {"python": platform.python_version(), "cpus": os.cpu_count()}
+    try:
+        found["cpus_usable"] = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        pass
+    for dist in ("tfproc-lint", "libcst", "flake8", "pyflakes", "pycodestyle", "ruff", "tensorflow-cpu",
+                 "tensorflow", "keras"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+def tool(name: str) -> str | None:
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
+def flake8_plugin_check(cwd: str) -> tuple[bool, bool]:
+    """(our plugin is visible to flake8, hiding it works)."""
+    def listed(mode: str) -> bool:
+        done = subprocess.run([sys.executable, "-c", _FLAKE8_RUNNER, mode, "--version"], cwd=cwd,
+                              capture_output=True, text=True, check=False)
+        return "tfproc-lint" in done.stdout
+
+    return listed("keep"), not listed("hide")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--paths", nargs="+", help="files or directories (default: installed TensorFlow + Keras)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of every measurement (default 5)")
+    parser.add_argument("--flake8-rounds", type=int, default=None,
+                        help="rounds for the flake8 rows (default: --rounds, at most 3: one flake8 run over "
+                             "the TensorFlow + Keras sources takes minutes)")
+    parser.add_argument("--no-flake8", action="store_true", help="skip the flake8 rows")
+    parser.add_argument("--quick", action="store_true", help="one round on a small subset (a smoke test)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds = 1
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    flake8_rounds = args.flake8_rounds if args.flake8_rounds is not None else min(args.rounds, 3)
+
+    roots = [os.path.abspath(p) for p in args.paths] if args.paths else [str(p) for p in default_roots(args.quick)]
+    files = python_files(roots)
+    if not files:
+        raise SystemExit("lint_speed: no Python files under " + " ".join(roots))
+    from tfproc_lint.analysis.prefilter import may_match
+    from tfproc_lint.engine import SourceError, decode
+
+    raw = [path.read_bytes() for path in files]
+    texts: list[tuple[str, str]] = []
+    for path, data in zip(files, raw):
+        try:
+            texts.append((str(path), decode(data).text))
+        except SourceError:
+            pass
+    candidates = [(path, text) for path, text in texts if may_match(text)]
+    total_lines = sum(text.count("\n") for _, text in texts)
+    candidate_lines = sum(text.count("\n") for _, text in candidates)
+    say(f"lint_speed: {len(files)} files ({total_lines} lines) under {' '.join(roots)}; "
+        f"{len(candidates)} pass the pre-filter ({candidate_lines} lines)")
+
+    cwd = tempfile.mkdtemp(prefix="lint_speed_")  # no pyproject.toml / setup.cfg to pick up
+    try:
+        linter = tool("tfproc-lint")
+        base = [linter] if linter else [sys.executable, "-m", "tfproc_lint.cli"]
+        rows: list[Row] = [
+            Row("tfproc-lint", "tfproc-lint check", argv=base + ["check", *roots]),
+            Row("tfproc-lint -j1", "tfproc-lint check -j1", argv=base + ["check", "-j1", *roots]),
+        ]
+        flake8_rows: list[Row] = []
+        if not args.no_flake8 and importlib.util.find_spec("flake8") is not None:
+            visible, hidable = flake8_plugin_check(cwd)
+            runner = [sys.executable, "-c", _FLAKE8_RUNNER]
+            if visible:
+                flake8_rows.append(Row("flake8 TFP", "flake8 --select TFP",
+                                       argv=runner + ["keep", "--isolated", "--select", "TFP", *roots]))
+            flake8_rows.append(Row("flake8 F", "flake8 --select F",
+                                   argv=runner + ["keep", "--isolated", "--select", "F", *roots],
+                                   note="our plugin installed, so it runs" if visible else "plugin not installed"))
+            if visible and hidable:
+                flake8_rows.append(Row("flake8 F without plugin", "flake8 --select F",
+                                       argv=runner + ["hide", "--isolated", "--select", "F", *roots],
+                                       note="our plugin hidden"))
+            rows.extend(flake8_rows)
+        ruff_path = tool("ruff")
+        ruff = None
+        if ruff_path:
+            ruff = Row("ruff", "ruff check --select F,B --no-cache",
+                       argv=[ruff_path, "check", "--isolated", "--select", "F,B", "--no-cache", "--quiet",
+                             "--extend-exclude", "*.pyi", *roots])
+            rows.append(ruff)
+        parse = Row("ast.parse", "ast.parse of every file", note="in-process, files read beforehand")
+        plugin = Row("plugin run()", "TFProcPlugin.run() on every file", note="in-process: the plugin's own cost")
+        worst_parse = Row("libcst parse", f"libcst.parse_module, {len(candidates)} pre-filter candidates",
+                          note="in-process")
+        worst_lint = Row("lint_source", f"engine.lint_source, {len(candidates)} pre-filter candidates",
+                         note="in-process")
+        if candidates:  # warm up: imports and LibCST's parser, outside the timings
+            lint_all(candidates[:1])
+
+        for round_number in range(args.rounds):
+            say(f"lint_speed: round {round_number + 1}/{args.rounds}")
+            subprocess_rows = [r for r in rows if r.argv and (r not in flake8_rows or round_number < flake8_rounds)]
+            shift = round_number % len(subprocess_rows)
+            for row in subprocess_rows[shift:] + subprocess_rows[:shift]:  # rotate: spread drift evenly
+                say(f"  {row.command}" + (f" ({row.note})" if row.note else ""))
+                run_command(row, cwd)
+            for row, function, data in ((parse, parse_all, raw), (plugin, plugin_all, texts),
+                                        (worst_parse, libcst_parse_all, candidates),
+                                        (worst_lint, lint_all, candidates)):
+                wall, cpu = time_in_process(function, data)
+                row.times.append(wall)
+                row.cpu.append(cpu)
+
+        problems = []
+        if rows[0].output != rows[1].output:
+            problems.append("`tfproc-lint check` and `tfproc-lint check -j1` printed different results")
+        flake8_f = [r for r in flake8_rows if r.name.startswith("flake8 F") and r.times]
+        if len(flake8_f) == 2 and flake8_f[0].output != flake8_f[1].output:
+            problems.append("`flake8 --select F` printed different results with and without our plugin")
+        table_rows = [r for r in rows if r.times] + [parse, plugin]
+        targets = check_targets(rows[0], rows[1], ruff, {r.name: r for r in flake8_rows}, worst_parse, worst_lint)
+    finally:
+        shutil.rmtree(cwd, ignore_errors=True)
+
+    worst_table = markdown([worst_parse, worst_lint], [("libcst parse", worst_parse)])
+    report = [
+        (f"Corpus: {len(files)} files, {total_lines} lines ({', '.join(roots)}); "
+         f"{len(candidates)} files ({candidate_lines} lines) pass the pre-filter."),
+        "",
+        markdown(table_rows, [("ruff", ruff), ("ast.parse", parse)]),
+        "",
+        "Worst case (only the files that pass the pre-filter):",
+        "",
+        worst_table,
+        "",
+        "Targets:",
+        "",
+        *(f"- {status}: {name}: {detail}" for name, status, detail in targets),
+        *(f"- ERROR: {problem}" for problem in problems),
+    ]
+    print("\n".join(report))
+    if args.json:
+        ruff_median = ruff.median if ruff else None
+        args.json.write_text(json.dumps({
+            "argv": sys.argv[1:] if argv is None else argv,
+            "corpus": {"roots": roots, "files": len(files), "lines": total_lines,
+                       "candidates": [p for p, _ in candidates], "candidate_lines": candidate_lines},
+            "environment": versions(),
+            "rows": [r.as_json(ruff_median, parse.median) for r in table_rows + [worst_parse, worst_lint]],
+            "targets": [{"target": n, "status": s, "detail": d} for n, s, d in targets],
+            "problems": problems,
+        }, indent=2) + "\n")
+    if problems:
+        return 1
+    if args.strict and any(status == "FAIL" for _, status, _ in targets):
+        return 1
+    return 0
+
+
+def check_targets(default_jobs: Row, one_job: Row, ruff: Row | None, flake8: dict[str, Row],
+                  worst_parse: Row, worst_lint: Row) -> list[tuple[str, str, str]]:
+    targets = []
+    name = "`tfproc-lint check` no slower than `ruff check --select F,B`"
+    if ruff is None:
+        targets.append((name, "SKIP", "ruff is not installed"))
+    else:
+        ratio = default_jobs.median / ruff.median
+        detail = (f"{seconds(default_jobs.median)} s vs {seconds(ruff.median)} s (x{ratio:.2f}); "
+                  f"-j1: {seconds(one_job.median)} s (x{one_job.median / ruff.median:.2f})")
+        targets.append((name, "PASS" if ratio <= 1.0 else "FAIL", detail))
+
+    name = "the flake8 plugin adds under 10% to `flake8 --select F`"
+    with_plugin, without = flake8.get("flake8 F"), flake8.get("flake8 F without plugin")
+    if with_plugin is None or without is None:
+        targets.append((name, "SKIP", "flake8 or the plugin is not installed, or the plugin cannot be hidden"))
+    else:
+        overhead = with_plugin.median / without.median - 1
+        cpu_overhead = statistics.median(with_plugin.cpu) / statistics.median(without.cpu) - 1
+        detail = (f"{seconds(with_plugin.median)} s with vs {seconds(without.median)} s without "
+                  f"({overhead:+.1%} wall, {cpu_overhead:+.1%} cpu)")
+        targets.append((name, "PASS" if overhead < PLUGIN_OVERHEAD_LIMIT else "FAIL", detail))
+
+    name = "on pre-filter candidates, full analysis under 2x a bare LibCST parse"
+    if not worst_parse.times or worst_parse.median == 0:
+        targets.append((name, "SKIP", "no file passes the pre-filter"))
+    else:
+        ratio = worst_lint.median / worst_parse.median
+        detail = f"{seconds(worst_lint.median)} s vs {seconds(worst_parse.median)} s (x{ratio:.2f})"
+        targets.append((name, "PASS" if ratio < WORST_CASE_LIMIT else "FAIL", detail))
+    return targets
+
+
+if __name__ == "__main__":
+    sys.exit(main())
