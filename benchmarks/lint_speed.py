@@ -260,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
 
     raw = [path.read_bytes() for path in files]
     texts: list[tuple[str, str]] = []
-    for path, data in zip(files, raw):
+    for path, data in zip(files, raw, strict=True):
         try:
             texts.append((str(path), decode(data).text))
         except SourceError:

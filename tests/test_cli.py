@@ -74,7 +74,8 @@ def test_noqa_in_the_cli(project) -> None:
 
 def test_bad_files_are_reported_and_the_run_goes_on(project) -> None:
     # Python 2 code that passes the pre-filter (files that cannot match are not parsed at all).
-    (project / "py2.py").write_text('import tensorflow\nimport multiprocessing\nprint "x"\np = multiprocessing.Pool(2)\n')
+    (project / "py2.py").write_text(
+        'import tensorflow\nimport multiprocessing\nprint "x"\np = multiprocessing.Pool(2)\n')
     result = run("check", "py2.py", "bad.py", "missing.py", cwd=project)
     assert result.returncode == 1
     assert "TFP101" in result.stdout

@@ -109,7 +109,7 @@ EXPECTED: dict[str, tuple[str, str | None]] = {
     "missing.py": ("reason", "no such file or directory"),
     "fifo.py": ("reason", "not a regular file or directory"),
     "dangling.py": ("reason", "broken symbolic link"),
-    "loop_a.py": ("reason", "broken symbolic link"),  # loop_a.py -> loop_b.py -> loop_a.py
+    "loop_a.py": ("reason", "symbolic link loop"),  # loop_a.py -> loop_b.py -> loop_a.py
     "nothing_here": ("quiet", None),  # a directory without Python files
 }
 EXPLICIT = ["notes.txt", "blob.bin", "README", "missing.py", "fifo.py", "dangling.py", "loop_a.py", "nothing_here"]

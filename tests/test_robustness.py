@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from tfproc_lint import batch
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config
+from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, enabled_rules, lint_source, parse
 from tfproc_lint.files import collect_files
 
@@ -103,15 +104,16 @@ def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
     victim = files[3].display
     real_lint = batch.lint_source
 
-    def crashing_lint(text, display, config):
+    def crashing_lint(text, display, config, **options):
         if display == victim:
             os._exit(11)  # as a segfault would: no exception, the process is gone
-        return real_lint(text, display, config)
+        return real_lint(text, display, config, **options)
 
     monkeypatch.setattr(batch, "lint_source", crashing_lint)  # inherited by the forked workers
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)  # use worker processes even for small files
     results = batch.check_files(files, DEFAULT_CONFIG, jobs=2)
     assert [r.path for r in results] == [r.path for r in expected]
-    for got, want in zip(results, expected):
+    for got, want in zip(results, expected, strict=True):
         if got.path == victim:
             assert got.error is not None and got.error.internal and "died" in got.error.reason
             assert "\n" not in got.error.reason
@@ -166,7 +168,9 @@ def analyse_everything(source: str) -> None:
     for report in reports:
         analysis.position(report.node)
         if report.fix is not None:
-            report.fix.build(analysis)
+            plan = report.fix.plan(analysis)
+            if plan is not None:
+                assert replace_nodes(analysis.module, plan).code  # the rewrite must not crash either
 
 
 def check_generated(source: str) -> None:
@@ -274,3 +278,13 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     assert document["corpus"]["files"] == 16 and not document["problems"]
     assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 3
     assert "| what |" in result.stdout
+
+
+def test_worker_processes_give_the_same_results_as_one_process(monkeypatch) -> None:
+    """The CLI runs small batches in-process (batch.PARALLEL_MIN_CHARS); force the pool here."""
+    files, _ = collect_files([str(ROOT / "fixtures" / "lint")], Config())
+    expected = batch.check_files(files, DEFAULT_CONFIG, jobs=1, fix_edits=True)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    results = batch.check_files(files, DEFAULT_CONFIG, jobs=3, fix_edits=True)
+    assert results == expected
+    assert sum(len(r.diagnostics) for r in results) > 50

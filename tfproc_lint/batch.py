@@ -8,12 +8,15 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from tfproc_lint.analysis.prefilter import may_match
+from tfproc_lint.analysis.prefilter import may_match_bytes
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, FileError, FileResult
-from tfproc_lint.engine import SourceError, lint_source, read_source
+from tfproc_lint.engine import SourceError, decode, enabled_rules, lint_source
 from tfproc_lint.files import SourceFile
 from tfproc_lint.fixing import fix_file
+
+
+PARALLEL_MIN_CHARS = 500_000  # about half a second of LibCST work on 2 cores
 
 
 @dataclass
@@ -31,33 +34,41 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _lint_text(task: tuple[str, str, Config]) -> tuple[list[Diagnostic], FileError | None]:
-    text, display, config = task
+def _lint_text(task: tuple[str, str, Config, bool]) -> tuple[list[Diagnostic], FileError | None]:
+    text, display, config, fix_edits = task
     try:
-        return lint_source(text, display, config), None
+        return lint_source(text, display, config, fix_edits=fix_edits), None
     except SourceError as error:
         return [], FileError(display, str(error))
     except Exception as error:  # noqa: BLE001 - report one file's bug, keep going
         return [], FileError(display, f"internal error: {type(error).__name__}: {error}", internal=True)
 
 
-def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress=None) -> list[FileResult]:
+def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress=None,
+                fix_edits: bool = False) -> list[FileResult]:
     """Results in the order of `files`; identical for any number of jobs."""
     results = [FileResult(f.display) for f in files]
-    pending: list[tuple[int, tuple[str, str, Config]]] = []
+    pending: list[tuple[int, tuple[str, str, Config, bool]]] = []
     for index, source_file in enumerate(files):
         try:
-            text = read_source(source_file.path).text
+            data = source_file.path.read_bytes()
+            if not (source_file.explicit or may_match_bytes(data)):
+                if progress:
+                    progress()
+                continue
+            text = decode(data).text
+        except OSError as error:
+            results[index].error = FileError(source_file.display, f"cannot read: {error.strerror or error}")
+            continue
         except SourceError as error:
             results[index].error = FileError(source_file.display, str(error))
             continue
-        if may_match(text):
-            pending.append((index, (text, source_file.display, config)))
-        elif progress:
-            progress()
+        pending.append((index, (text, source_file.display, config, fix_edits)))
     jobs = jobs or default_jobs()
     tasks = [task for _, task in pending]
-    if jobs > 1 and len(pending) > 1:
+    # Starting worker processes costs about 0.1 s: worth it only with enough text to analyse.
+    if jobs > 1 and len(pending) > 1 and sum(len(task[0]) for task in tasks) > PARALLEL_MIN_CHARS:
+        enabled_rules(config)  # import the rules once here, not in every forked worker
         # fork is cheap and safe here: tfproc-lint starts no threads and no TensorFlow.
         context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
         outputs = []
@@ -80,7 +91,7 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
     return results
 
 
-def _lint_isolated(task: tuple[str, str, Config], context) -> tuple[list[Diagnostic], FileError | None]:
+def _lint_isolated(task: tuple[str, str, Config, bool], context) -> tuple[list[Diagnostic], FileError | None]:
     with ProcessPoolExecutor(1, mp_context=context) as executor:
         try:
             return executor.submit(_lint_text, task).result()

@@ -127,7 +127,8 @@ def _check(args) -> int:
         if args.diff:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:
-        results = batch.check_files(files, config, args.jobs, progress=progress)
+        results = batch.check_files(files, config, args.jobs, progress=progress,
+                                    fix_edits=args.format in ("json", "sarif"))
         run = Run(results)
     console.done()
     run.results.extend(_error_result(error) for error in path_errors)

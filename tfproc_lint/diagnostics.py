@@ -31,13 +31,14 @@ class Edit:
 class Fix:
     title: str
     applicability: Applicability
-    edits: tuple[Edit, ...]
+    edits: tuple[Edit, ...] | None  # None: not computed (see engine.lint_source's fix_edits)
 
     def to_dict(self) -> dict:
         return {
             "title": self.title,
             "applicability": self.applicability.value,
-            "edits": [{"start": e.start, "end": e.end, "content": e.content} for e in self.edits],
+            "edits": None if self.edits is None else [
+                {"start": e.start, "end": e.end, "content": e.content} for e in self.edits],
         }
 
 

@@ -19,7 +19,8 @@ import libcst as cst
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.prefilter import may_match
 from tfproc_lint.config import Config
-from tfproc_lint.diagnostics import Diagnostic, Edit, FileError, FileResult, Fix
+from tfproc_lint.diagnostics import Diagnostic, Edit, Fix
+from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.rules.base import Report, Rule, all_rules
 
 DEFAULT_CONFIG = Config()
@@ -94,8 +95,11 @@ def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
-                respect_noqa: bool = True) -> list[Diagnostic]:
-    """Diagnostics for one module's text. Raises SourceError when it cannot be parsed."""
+                respect_noqa: bool = True, fix_edits: bool = False) -> list[Diagnostic]:
+    """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
+
+    A finding's `fix` names the rewrite and its safety; its text edits are computed only with
+    `fix_edits=True` (they cost a code generation of the whole module)."""
     if not may_match(source):
         return []
     rules = enabled_rules(config)
@@ -103,7 +107,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         return []
     module = parse(source)
     try:
-        return _lint_module(module, source, path, config, rules, respect_noqa)
+        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
@@ -112,7 +116,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
 
 
 def _lint_module(module: cst.Module, source: str, path: str, config: Config, rules: list[Rule],
-                 respect_noqa: bool) -> list[Diagnostic]:
+                 respect_noqa: bool, fix_edits: bool) -> list[Diagnostic]:
     analysis = FileAnalysis(module, path, config)
     reports: list[tuple[Rule, Report]] = []
     for crossing in analysis.crossings:
@@ -120,13 +124,13 @@ def _lint_module(module: cst.Module, source: str, path: str, config: Config, rul
             reports.extend((rule, report) for report in rule.check_crossing(crossing, analysis))
     for rule in rules:
         reports.extend((rule, report) for report in rule.check_file(analysis))
-    diagnostics = _to_diagnostics(reports, analysis, source)
+    diagnostics = _to_diagnostics(reports, analysis, source, fix_edits)
     if respect_noqa:
         diagnostics = remove_noqa(diagnostics, source)
     return diagnostics
 
 
-def _to_diagnostics(reports, analysis: FileAnalysis, source: str) -> list[Diagnostic]:
+def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: bool) -> list[Diagnostic]:
     seen: set[tuple[str, int]] = set()
     diagnostics = []
     for rule, report in reports:
@@ -135,10 +139,11 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str) -> list[Diagno
         seen.add((rule.code, id(report.node)))
         position = analysis.position(report.node)
         fix = None
-        if report.fix is not None:
-            fixed = report.fix.build(analysis)
-            if fixed is not None and fixed.code != source:
-                fix = Fix(report.fix.title, report.fix.applicability, text_edits(source, fixed.code))
+        plan = report.fix.plan(analysis) if report.fix is not None else None
+        if plan is not None:
+            edits = text_edits(source, replace_nodes(analysis.module, plan).code) if fix_edits else None
+            if edits != ():
+                fix = Fix(report.fix.title, report.fix.applicability, edits)
         diagnostics.append(Diagnostic(
             code=rule.code,
             message=report.message if fix else f"{report.message} (manual edit required)",
@@ -212,17 +217,3 @@ def read_source(path: Path) -> DecodedSource:
     except OSError as error:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
     return decode(data)
-
-
-def lint_file(path: Path, config: Config = DEFAULT_CONFIG, display: str | None = None) -> FileResult:
-    """Read, decode and lint one file; never raises for bad input."""
-    name = display or str(path)
-    result = FileResult(name)
-    try:
-        source = read_source(path)
-        result.diagnostics = lint_source(source.text, name, config)
-    except SourceError as error:
-        result.error = FileError(name, str(error))
-    except Exception as error:  # noqa: BLE001 - one file's bug must not stop the run
-        result.error = FileError(name, f"internal error: {type(error).__name__}: {error}", internal=True)
-    return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -16,6 +17,7 @@ from tfproc_lint.diagnostics import FileError
 class SourceFile:
     path: Path
     display: str  # as the user will read it: relative to the working directory when possible
+    explicit: bool = False  # named on the command line: always decoded, so bad bytes get a reason
 
 
 class Excluder:
@@ -33,40 +35,69 @@ class Excluder:
 def collect_files(paths: list[str], config: Config,
                   force_exclude: bool = False) -> tuple[list[SourceFile], list[FileError]]:
     """Python files under `paths`. Files named explicitly are checked whatever their name, and
-    excluded only with `force_exclude` (pre-commit names every file)."""
+    excluded only with `force_exclude` (pre-commit names every file). Symbolic links to
+    directories are not followed, so loops cannot trap the walk."""
     excluded = Excluder(config.exclude + config.extend_exclude)
     files: list[SourceFile] = []
     errors: list[FileError] = []
     seen: set[str] = set()
+    overlapping = len(paths) > 1  # only then can one file be reached twice
 
-    def add(path: str) -> None:
-        key = os.path.realpath(path)
-        if key not in seen:
+    def add(path: str, explicit: bool = False) -> None:
+        if overlapping:
+            key = os.path.realpath(path)
+            if key in seen:
+                return
             seen.add(key)
-            files.append(SourceFile(Path(path), path))
+        files.append(SourceFile(Path(path), path, explicit))
 
     for raw in paths:
         if os.path.isdir(raw):
-            def unreadable(error: OSError, root: str = raw) -> None:
-                errors.append(FileError(error.filename or root, f"cannot read directory: {error.strerror}"))
-
-            for directory, subdirectories, names in os.walk(raw, onerror=unreadable):
-                subdirectories[:] = sorted(
-                    d for d in subdirectories if not excluded(d, os.path.join(directory, d)))
-                for name in sorted(names):
-                    candidate = os.path.join(directory, name)
-                    if name.endswith(".py") and not excluded(name, candidate) and os.path.isfile(candidate):
-                        add(candidate)
+            for path in _walk(raw, excluded, errors):
+                add(path)
         elif os.path.isfile(raw):
             if not (force_exclude and (excluded(os.path.basename(raw), raw) or _in_excluded_directory(raw, excluded))):
-                add(raw)
-        elif os.path.lexists(raw) and not os.path.exists(raw):
-            errors.append(FileError(raw, "broken symbolic link"))
-        elif os.path.exists(raw):
-            errors.append(FileError(raw, "not a regular file or directory"))
+                add(raw, explicit=True)
         else:
-            errors.append(FileError(raw, "no such file or directory"))
+            errors.append(FileError(raw, _why_not_a_file(raw)))
     return files, errors
+
+
+def _walk(root: str, excluded: Excluder, errors: list[FileError]):
+    """`*.py` files under `root`, sorted, in depth-first order (os.scandir: no stat per file)."""
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            errors.append(FileError(directory, f"cannot read directory: {error.strerror}"))
+            continue
+        subdirectories = []
+        for entry in entries:
+            path = os.path.join(directory, entry.name)
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not excluded(entry.name, path):
+                        subdirectories.append(path)
+                elif entry.name.endswith(".py") and not excluded(entry.name, path) and entry.is_file():
+                    yield path
+            except OSError:  # vanished, or a link loop: neither a file nor a directory to walk
+                continue
+        pending.extend(reversed(subdirectories))
+
+
+def _why_not_a_file(raw: str) -> str:
+    try:
+        os.stat(raw)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symbolic link loop"
+        if os.path.lexists(raw):
+            return "broken symbolic link"
+        return "no such file or directory"
+    return "not a regular file or directory"
 
 
 def _in_excluded_directory(path: str, excluded: Excluder) -> bool:

@@ -43,7 +43,7 @@ def apply_edits(source: str, edits: list[Edit]) -> str:
 def fix_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
                unsafe: bool = False) -> FixOutcome:
     outcome = FixOutcome(source)
-    diagnostics = lint_source(source, path, config)
+    diagnostics = lint_source(source, path, config, fix_edits=True)
     for _ in range(MAX_ROUNDS):
         chosen, edits, taken = [], [], []
         for diagnostic in diagnostics:
@@ -66,7 +66,7 @@ def fix_source(source: str, path: str = "<string>", config: Config = DEFAULT_CON
             break
         outcome.source = candidate
         outcome.applied.extend(chosen)
-        diagnostics = lint_source(candidate, path, config)
+        diagnostics = lint_source(candidate, path, config, fix_edits=True)
     outcome.remaining = diagnostics
     return outcome
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
-_PROCESS_MODULES = ("multiprocess", "concurrent", "billiard")  # substrings: `in` is fastest
-_TENSORFLOW = ("tensorflow", "keras")
-_PROCESS_API = ("Pool", "Process", "Queue", "Pipe", "get_context")
+# Substring groups, rarest first: `in` is the fastest test Python has.
+_GROUPS = (("multiprocess", "concurrent", "billiard"), ("tensorflow", "keras"),
+           ("Pool", "Process", "Queue", "Pipe", "get_context"))
+_BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GROUPS)
 
 _PROCESS_MODULE = re.compile(r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard)\b|from\s+concurrent\s+import")
 _MAKER = re.compile(
@@ -24,9 +25,13 @@ _MAKER = re.compile(
 
 def may_match(source: str) -> bool:
     return (
-        any(marker in source for marker in _PROCESS_MODULES)
-        and any(marker in source for marker in _TENSORFLOW)
-        and any(marker in source for marker in _PROCESS_API)
+        all(any(marker in source for marker in group) for group in _GROUPS)
         and _PROCESS_MODULE.search(source) is not None
         and _MAKER.search(source) is not None
     )
+
+
+def may_match_bytes(data: bytes) -> bool:
+    """The substring part of `may_match` on undecoded bytes (Python source is ASCII-compatible),
+    so that most files are never decoded."""
+    return all(any(marker in data for marker in group) for group in _BYTE_GROUPS)

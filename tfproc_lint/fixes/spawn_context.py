@@ -7,7 +7,7 @@ import libcst as cst
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.values import Kind, keyword
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_import, add_keyword, replace_nodes, runs_only_in_the_parent, spawn_context
+from tfproc_lint.fixes.common import add_import, add_keyword, runs_only_in_the_parent, spawn_context
 from tfproc_lint.rules.base import FixBuilder
 
 _MODULES = ("multiprocessing", "torch.multiprocessing", "multiprocess", "billiard")
@@ -20,7 +20,7 @@ class UseSpawnContext(FixBuilder):
     def __init__(self, owner: Owner) -> None:
         self.owner = owner
 
-    def build(self, analysis: FileAnalysis) -> cst.Module | None:
+    def plan(self, analysis: FileAnalysis) -> dict | None:
         owner, call = self.owner, self.owner.construction
         if owner.value.method is not None or owner.value.info is not None:
             return None  # an explicit context, or a Process subclass: manual edit required
@@ -37,7 +37,7 @@ class UseSpawnContext(FixBuilder):
             if name is None:
                 return None
             mapping[call] = lambda updated: add_keyword(updated, "mp_context", spawn_context(name))
-            return replace_nodes(analysis.module, mapping)
+            return mapping
         calls = [call]
         if owner.value.kind is Kind.PROCESS:
             # Queues, pipes and locks a Process receives must come from the same context.
@@ -56,7 +56,7 @@ class UseSpawnContext(FixBuilder):
                 if module_name is None:
                     return None
             mapping[made.func] = cst.Attribute(spawn_context(module_name), cst.Name(attribute))
-        return replace_nodes(analysis.module, mapping)
+        return mapping
 
     def _synchronisation_objects(self, analysis: FileAnalysis) -> list[cst.Call] | None:
         """`mp.Queue()`-like calls whose results the process receives through `args=`."""

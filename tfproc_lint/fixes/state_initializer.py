@@ -23,7 +23,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.routes import Crossing, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, replace_nodes, unique_name
+from tfproc_lint.fixes.common import add_keyword, unique_name
 from tfproc_lint.fixes.worker_initializer import split_docstring, used_only_by
 from tfproc_lint.rules.base import FixBuilder
 
@@ -39,7 +39,7 @@ class LoadStateInWorker(FixBuilder):
         self.crossing = crossing
         self.sent = sent
 
-    def build(self, analysis: FileAnalysis) -> cst.Module | None:
+    def plan(self, analysis: FileAnalysis) -> dict | None:
         crossing, sent = self.crossing, self.sent
         owner = analysis.owners.get(crossing.owner.origin)
         if owner is None or has_initializer(owner.construction, owner.value.kind) or not isinstance(sent, cst.Name):
@@ -81,7 +81,7 @@ class LoadStateInWorker(FixBuilder):
         other_reads = [n for n in read_names(scope_node, enter_scopes=False) if n.value == sent.value and n is not sent]
         if not other_reads and len(_crossings_with(analysis, owner, sent.value)) == 1:
             mapping[binding] = cst.RemovalSentinel.REMOVE  # the parent no longer needs the model
-        return replace_nodes(analysis.module, mapping)
+        return mapping
 
     def _loader(self, analysis: FileAnalysis, sent: cst.Name):
         """The one `sent = loader(...)` statement in the pool's function, before the pool."""

@@ -22,7 +22,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo, dotted_name
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, replace_nodes, unique_name
+from tfproc_lint.fixes.common import add_keyword, unique_name
 from tfproc_lint.rules.base import FixBuilder
 
 _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
@@ -37,7 +37,7 @@ class MoveStateToInitializer(FixBuilder):
         self.function = function
         self.builders = builders  # the calls that build state on every task
 
-    def build(self, analysis: FileAnalysis) -> cst.Module | None:
+    def plan(self, analysis: FileAnalysis) -> dict | None:
         info, node = self.function, self.function.node
         if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
             return None
@@ -61,7 +61,7 @@ class MoveStateToInitializer(FixBuilder):
             node: lambda updated: cst.FlattenSentinel([init_def, updated.with_changes(body=new_body)]),
             pool: lambda updated: add_keyword(updated, "initializer", cst.Name(initializer)),
         }
-        return replace_nodes(analysis.module, mapping)
+        return mapping
 
 
 def used_only_by(analysis: FileAnalysis, name: str, owner: Owner) -> bool:

@@ -26,12 +26,14 @@ class Report:
 
 
 class FixBuilder:
-    """Computes the rewritten module for one finding; see tfproc_lint/fixes/."""
+    """Plans the rewrite for one finding (see tfproc_lint/fixes/): `plan` checks that the rewrite
+    applies and returns the node replacements, or None (manual edit required). Planning is cheap;
+    the engine turns a plan into text edits only when they are needed (fixing, JSON, SARIF)."""
 
     title: str = ""
     applicability: Applicability = Applicability.UNSAFE
 
-    def build(self, analysis: "FileAnalysis") -> cst.Module | None:  # pragma: no cover - interface
+    def plan(self, analysis: "FileAnalysis") -> dict | None:  # pragma: no cover - interface
         raise NotImplementedError
 
 

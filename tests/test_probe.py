@@ -1,0 +1,94 @@
+"""The runtime probe for real: every CPU scenario with TensorFlow, the lint loop, the quick benchmark.
+
+Slow (several minutes on 2 cores) and marked `probe`, but part of the default run: it is the proof
+that the rules are true.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from runtime_probe import catalog, cli
+from runtime_probe.benchmark import PATTERNS
+from runtime_probe.evidence import evidence, for_rule
+
+pytestmark = pytest.mark.probe
+RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301")
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    out = tmp_path_factory.mktemp("probe-report")
+    start = time.monotonic()
+    code = cli.main(["--quick", "--output", str(out)])
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    return {"code": code, "report": report, "out": out, "wall_s": time.monotonic() - start}
+
+
+def test_each_rule_is_confirmed_on_cpu(probe):
+    rules = probe["report"]["rules"]
+    failures = {
+        row["name"]: row["reason"] for row in probe["report"]["scenarios"] if row["verdict"] == "not confirmed"
+    }
+    for code in RULES:
+        assert rules[code]["status"] == "confirmed", (code, failures)
+
+
+def test_every_scenario_is_classified_and_leaves_nothing_running(probe):
+    for row in probe["report"]["scenarios"]:
+        if row["verdict"].startswith("skipped"):
+            assert row["observation"] is None
+            continue
+        assert row["observation"]["outcome"] in catalog.OUTCOMES, row["name"]
+        assert row["verdict"] in ("confirmed", "not confirmed"), row["name"]
+        assert row["observation"]["leftovers"] == [], row["name"]
+
+
+def test_gpu_scenarios_are_skipped_not_passed_without_a_gpu(probe):
+    if probe["report"]["environment"]["gpus"]:
+        pytest.skip("this machine has a GPU: the GPU scenarios ran")
+    gpu_rows = [row for row in probe["report"]["scenarios"] if row["name"].startswith("gpu_")]
+    assert gpu_rows
+    assert all(row["verdict"] == "skipped: no GPU" for row in gpu_rows)
+
+
+def test_exit_code_matches_the_result(probe):
+    assert probe["code"] == (0 if probe["report"]["passed"] else 1)
+
+
+def test_lint_loop_is_reported_never_silently_passed(probe):
+    lint = probe["report"]["lint"]
+    if lint["status"].startswith("linter unavailable"):
+        assert "lint loop not run" in probe["report"]["result"]
+        return
+    checked = {check["scenario"] for check in lint["checks"]}
+    assert {row["name"] for row in probe["report"]["scenarios"] if row["kind"] != "auto-fixed"} <= checked
+
+
+def test_autofixed_bad_scenarios_now_work(probe):
+    rows = [r for r in probe["report"]["scenarios"] if r["kind"] == "auto-fixed" and r["observation"]]
+    if not rows:
+        pytest.skip(f"no auto-fixed scenario ran (lint loop: {probe['report']['lint']['status']})")
+    assert {r["name"]: r["reason"] for r in rows if r["verdict"] != "confirmed"} == {}
+
+
+def test_quick_benchmark_writes_json_markdown_and_chart(probe):
+    out, bench = probe["out"], probe["report"]["benchmark"]
+    assert (out / "benchmark.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## Benchmark (quick)" in (out / "report.md").read_text(encoding="utf-8")
+    for workload, summary in bench["summary"].items():
+        assert set(summary["patterns"]) == set(PATTERNS)
+        for pattern, row in summary["patterns"].items():
+            assert row["failed"] == [] and row["tasks_per_s"]["median"] > 0, (workload, pattern, row["failed"])
+        assert summary["fastest"] in PATTERNS
+    assert all(run["leftovers"] == [] for run in bench["runs"])
+
+
+def test_evidence_quotes_the_observations_per_rule(probe):
+    path = probe["out"] / "report.json"
+    assert evidence(path)["TFP201"]["status"] == "confirmed"
+    lines = for_rule("TFP101", path)
+    assert any("tfp101_pool_session_bad" in line and "cannot pickle" in line for line in lines)

@@ -1,0 +1,267 @@
+"""The probe's runner, classifier and judge on tiny scripts without TensorFlow (fast)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import psutil
+import pytest
+
+from runtime_probe import catalog, judge, runner, tracebacks
+from runtime_probe.process import execute
+
+REPORT = "from runtime_probe.support import report\n"
+
+
+def scenario(tmp_path: Path, body: str, expect: dict | None = None, timeout: float = 30) -> catalog.Scenario:
+    meta = {"rule": "TFP999", "kind": "bad", "expect": expect or {"outcome": "ok"}, "timeout": timeout}
+    path = tmp_path / "case.py"
+    path.write_text(f"PROBE = {meta!r}\n" + textwrap.dedent(body), encoding="utf-8")
+    return catalog.load(path)
+
+
+def run(tmp_path: Path, body: str, **options) -> runner.Observation:
+    return runner.run_scenario(scenario(tmp_path, body), **options)
+
+
+def test_ok_and_wrong_result(tmp_path):
+    assert run(tmp_path, REPORT + "report([1.0, 2.0], [1.0, 2.00001])").outcome == "ok"
+    obs = run(tmp_path, REPORT + "report(3, 4)")
+    assert obs.outcome == "wrong result"
+    assert obs.result["value"] == 3
+
+
+def test_exception_in_parent(tmp_path):
+    obs = run(tmp_path, "raise ValueError('boom in parent')")
+    assert (obs.outcome, obs.exc_type, obs.where) == ("exception", "ValueError", "parent")
+    assert obs.message == "boom in parent"
+
+
+def test_exception_in_pool_worker_is_reraised_with_its_origin(tmp_path):
+    obs = run(tmp_path, """
+        import multiprocessing as mp
+
+        def work(x):
+            raise KeyError(f"bad task {x}")
+
+        if __name__ == "__main__":
+            with mp.Pool(2) as pool:
+                pool.map(work, [1])
+    """)
+    assert (obs.outcome, obs.exc_type, obs.where) == ("exception", "KeyError", "worker")
+    assert "bad task 1" in obs.message
+
+
+def test_executor_pickling_error_is_raised_in_the_parent(tmp_path):
+    # The executor wraps its feeder thread's error in a _RemoteTraceback too: still the parent.
+    obs = run(tmp_path, """
+        import threading
+        from concurrent.futures import ProcessPoolExecutor
+
+        def work(lock):
+            return 1
+
+        if __name__ == "__main__":
+            with ProcessPoolExecutor(1) as executor:
+                executor.submit(work, threading.Lock()).result()
+    """)
+    assert (obs.outcome, obs.exc_type, obs.where) == ("exception", "TypeError", "parent")
+    assert "cannot pickle" in obs.message
+
+
+def test_exception_in_process_child_while_parent_exits_cleanly(tmp_path):
+    obs = run(tmp_path, """
+        import multiprocessing as mp
+
+        def work():
+            raise RuntimeError("child failed")
+
+        if __name__ == "__main__":
+            p = mp.Process(target=work)
+            p.start()
+            p.join()
+    """)
+    assert (obs.outcome, obs.exc_type, obs.where) == ("exception", "RuntimeError", "worker")
+    assert obs.message == "child failed"
+
+
+def _alive_with_marker(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        if marker in " ".join(proc.info["cmdline"] or ()) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+def test_idle_hang_is_killed_with_its_whole_group(tmp_path):
+    obs = run(tmp_path, """
+        import multiprocessing as mp
+        import time
+
+        def sleep_forever():
+            time.sleep(10_000)
+
+        if __name__ == "__main__":
+            workers = [mp.Process(target=sleep_forever) for _ in range(2)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+    """, idle_s=2)
+    assert obs.outcome == "hang"
+    assert "no CPU" in obs.detail
+    assert obs.leftovers == []
+    assert _alive_with_marker(str(tmp_path)) == []  # forked workers share the script's command line
+
+
+def test_busy_hang_stops_at_the_time_limit(tmp_path):
+    obs = run(tmp_path, "while True:\n    pass\n", timeout=3, idle_s=2)
+    assert obs.outcome == "hang"
+    assert "time limit" in obs.detail
+    assert 3 <= obs.duration_s < 10
+
+
+def test_crash_by_signal_and_by_exit_code(tmp_path):
+    obs = run(tmp_path, "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)")
+    assert (obs.outcome, obs.detail) == ("crash", "killed by SIGSEGV")
+    obs = run(tmp_path, "import os\nos._exit(3)")
+    assert (obs.outcome, obs.detail) == ("crash", "exit code 3 without a Python exception")
+
+
+def test_worker_dying_inside_pool_map_is_a_lost_task(tmp_path):
+    obs = run(tmp_path, """
+        import multiprocessing as mp
+        import os
+        import time
+
+        def work(x):
+            time.sleep(1)  # long enough for the probe to have seen this worker
+            os._exit(1)
+
+        if __name__ == "__main__":
+            with mp.Pool(2) as pool:
+                pool.map(work, [1])
+    """, idle_s=3)
+    assert obs.outcome == "lost task"
+    assert obs.vanished
+    assert obs.leftovers == []
+
+
+def test_process_escaping_the_group_is_killed_and_reported(tmp_path):
+    marker = f"escape-marker-{os.getpid()}"
+    obs = run(tmp_path, f"""
+        import subprocess
+        import sys
+        import time
+        from runtime_probe.support import report
+
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{marker}"],
+                         start_new_session=True)
+        time.sleep(1)
+        report(1, 1)
+    """)
+    assert obs.outcome == "ok"
+    assert len(obs.leftovers) == 1 and marker in obs.leftovers[0]
+    assert _alive_with_marker(marker) == []
+
+
+def test_execute_reads_output_and_exit_code():
+    run_ = execute([sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)"],
+                   timeout=30)
+    assert (run_.returncode, run_.stdout.strip(), run_.stderr.strip(), run_.killed) == (4, "out", "err", None)
+
+
+def test_traceback_chain_from_a_pool_worker():
+    stderr = textwrap.dedent('''\
+        multiprocessing.pool.RemoteTraceback:
+        """
+        Traceback (most recent call last):
+          File "/usr/lib/python3.11/multiprocessing/pool.py", line 125, in worker
+            result = (True, func(*args, **kwds))
+        ValueError: boom
+        """
+
+        The above exception was the direct cause of the following exception:
+
+        Traceback (most recent call last):
+          File "/tmp/x.py", line 9, in <module>
+            pool.map(work, [1])
+        ValueError: boom
+    ''')
+    found = tracebacks.parse(stderr)
+    final = tracebacks.final_parent_exception(found)
+    assert [tb.in_worker for tb in found] == [True, False]
+    assert (final.short_type, final.message, final.where) == ("ValueError", "boom", "worker")
+
+
+def obs_ok(rate: float) -> runner.Observation:
+    return runner.Observation(outcome="ok", duration_s=1, result={"ok": True, "metrics": {"tasks_per_s": rate}})
+
+
+def test_judge_exception_fields_and_relative_throughput(tmp_path):
+    bad = scenario(tmp_path, "", {"outcome": "exception", "type": "TypeError", "match": "cannot pickle",
+                                  "where": "parent"})
+    raised = runner.Observation("exception", 1, exc_type="builtins.TypeError",
+                                message="cannot pickle 'Graph' object", where="parent")
+    assert judge.check(bad, raised, {}) == (judge.CONFIRMED, "")
+    raised.where = "worker"
+    assert judge.check(bad, raised, {})[0] == judge.NOT_CONFIRMED
+
+    slow = scenario(tmp_path, "", {"outcome": "ok", "slower_than": {"scenario": "fast", "factor": 3}})
+    assert judge.check(slow, obs_ok(10), {"fast": obs_ok(100)})[0] == judge.CONFIRMED
+    verdict, reason = judge.check(slow, obs_ok(50), {"fast": obs_ok(100)})
+    assert verdict == judge.NOT_CONFIRMED and "x2.0" in reason
+    assert judge.check(slow, obs_ok(10), {})[0] == judge.NOT_CONFIRMED  # nothing to compare with
+
+
+def row(kind: str, verdict: str) -> dict:
+    return {"kind": kind, "verdict": verdict}
+
+
+def test_rule_status_needs_both_sides_and_ignores_skipped():
+    assert judge.rule_status([row("bad", "confirmed"), row("fixed", "confirmed")]) == "confirmed"
+    assert judge.rule_status([row("bad", "confirmed"), row("fixed", "not confirmed")]) == "not confirmed"
+    assert judge.rule_status([row("bad", "confirmed")]).startswith("partial")
+    assert judge.rule_status([row("bad", "skipped: no GPU")]) == "skipped: no GPU"
+
+
+def test_every_scenario_declares_valid_metadata_and_each_rule_has_both_kinds():
+    scenarios = catalog.discover()
+    kinds = {}
+    for s in scenarios:
+        kinds.setdefault(s.rule, set()).add(s.kind)
+        assert 'if __name__ == "__main__":' in s.source, s.name
+    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301"):
+        assert kinds[rule] == {"bad", "fixed"}, rule
+    names = {s.name for s in scenarios}
+    assert all(catalog.compared_to(s) in names for s in scenarios if catalog.compared_to(s))
+
+
+def test_metadata_is_read_without_importing_the_script(tmp_path):
+    path = tmp_path / "never_imported.py"
+    path.write_text('raise SystemExit("imported!")\nPROBE = {"rule": "TFP1", "kind": "fixed"}\n')
+    assert catalog.load(path).expect == {"outcome": "ok"}
+    path.write_text('PROBE = {"rule": "TFP1", "kind": "fixed", "expect": {"outcome": "hang"}}\n')
+    with pytest.raises(ValueError, match="must expect outcome 'ok'"):
+        catalog.load(path)
+
+
+def test_cli_usage_errors_exit_2(capsys):
+    from runtime_probe import cli
+
+    assert cli.main(["--rules", "TFP999"]) == 2
+    assert cli.main(["--scenarios", "no_such_scenario"]) == 2
+    assert cli.main(["--jobs", "0"]) == 2
+    assert cli.main(["--bogus-option"]) == 2
+    assert "unknown rule or scenario: TFP999" in capsys.readouterr().err
+
+
+def test_progress_is_quiet_when_stderr_is_not_a_terminal(capsys):
+    from runtime_probe import cli
+
+    progress = cli.Progress(total=1)
+    progress.line("working")
+    assert capsys.readouterr().err == ""
