@@ -6,8 +6,13 @@ at hand: a pickling error and where it is raised, a hang under fork, or a model 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tfproc_lint.analysis.routes import Crossing
-from tfproc_lint.analysis.values import Kind
+from tfproc_lint.analysis.values import STATE_NOUNS, Kind
+
+if TYPE_CHECKING:
+    from tfproc_lint.analysis.file_analysis import FileAnalysis
 
 PICKLE_ERRORS = {
     Kind.SESSION: "TypeError: cannot pickle",
@@ -73,3 +78,13 @@ def assumption(crossing: Crossing | None, method: str, why: str) -> str:
     if why and (crossing is None or crossing.pickled == "unless-fork"):
         return f" ({method} assumed: {why})"
     return ""
+
+
+def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind: Kind) -> str | None:
+    """The message for TF state `node` sent through `crossing`, or None when that is harmless."""
+    method, why = analysis.start_method(crossing.owner)
+    happens = outcome(kind, crossing, method)
+    if happens is None:
+        return None
+    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
+            f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")

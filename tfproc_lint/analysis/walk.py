@@ -139,3 +139,14 @@ def read_names(node: cst.CSTNode, enter_scopes: bool = True) -> list[cst.Name]:
         else:
             stack.extend(child_nodes(current))
     return names
+
+
+def is_main_guard(statement: cst.CSTNode) -> bool:
+    """`if __name__ == "__main__":`"""
+    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
+        return False
+    test = statement.test
+    parts = [test.left] + [target.comparator for target in test.comparisons]
+    names = {p.value for p in parts if isinstance(p, cst.Name)}
+    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
+    return "__name__" in names and "__main__" in strings

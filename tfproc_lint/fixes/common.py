@@ -7,7 +7,7 @@ from typing import Callable, Union
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.walk import iter_tree
+from tfproc_lint.analysis.walk import is_main_guard, iter_tree
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
 
@@ -82,6 +82,14 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
             and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
+def split_docstring(body: cst.BaseSuite) -> tuple[list, list]:
+    """([docstring statement] or [], the other statements) of a function body."""
+    statements = list(body.body)
+    if statements and _is_docstring(statements[0]):
+        return statements[:1], statements[1:]
+    return [], statements
+
+
 def _is_future_import(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and any(
         isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) and small.module.value == "__future__"
@@ -106,17 +114,6 @@ def top_level_statement(analysis: FileAnalysis, node: cst.CSTNode) -> cst.CSTNod
         if any(inner is node for inner in iter_tree(statement)):
             return statement
     return None
-
-
-def is_main_guard(statement: cst.CSTNode) -> bool:
-    """`if __name__ == "__main__":`"""
-    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
-        return False
-    test = statement.test
-    parts = [test.left] + [target.comparator for target in test.comparisons]
-    names = {p.value for p in parts if isinstance(p, cst.Name)}
-    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
-    return "__name__" in names and "__main__" in strings
 
 
 def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:

@@ -23,8 +23,8 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.routes import Crossing, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, unique_name
-from tfproc_lint.fixes.worker_initializer import split_docstring, used_only_by
+from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
+from tfproc_lint.fixes.worker_initializer import used_only_by
 from tfproc_lint.rules.base import FixBuilder
 
 LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",

@@ -22,7 +22,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo, dotted_name
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, unique_name
+from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
 from tfproc_lint.rules.base import FixBuilder
 
 _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
@@ -69,15 +69,6 @@ def used_only_by(analysis: FileAnalysis, name: str, owner: Owner) -> bool:
     callables = {c.callable for c in analysis.crossings if c.owner.origin is owner.construction}
     reads = [n for n in read_names(analysis.module) if n.value == name]
     return bool(reads) and all(read in callables for read in reads)
-
-
-def split_docstring(body: cst.BaseSuite) -> tuple[list, list]:
-    statements = list(body.body)
-    if statements and isinstance(statements[0], cst.SimpleStatementLine) and len(statements[0].body) == 1 \
-            and isinstance(statements[0].body[0], cst.Expr) \
-            and isinstance(statements[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
-        return statements[:1], statements[1:]
-    return [], statements
 
 
 def parameter_names(node: cst.FunctionDef) -> set[str]:

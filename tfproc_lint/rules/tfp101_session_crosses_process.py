@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.values import STATE_NOUNS, TF1_STATE
+from tfproc_lint.analysis.values import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -90,16 +90,8 @@ class SessionCrossesProcess(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
-        method, why = analysis.start_method(crossing.owner)
         for node, value in analysis.sent_state(crossing):
-            if value.kind not in TF1_STATE:
-                continue
-            happens = outcomes.outcome(value.kind, crossing, method)
-            if happens is None:
-                continue
-            noun = STATE_NOUNS[value.kind]
-            yield Report(
-                node,
-                f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
-                f"{outcomes.remedy(crossing, value.kind)}{outcomes.assumption(crossing, method, why)}",
-            )
+            if value.kind in TF1_STATE:
+                message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
+                if message is not None:
+                    yield Report(node, message)

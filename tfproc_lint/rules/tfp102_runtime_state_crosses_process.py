@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.values import STATE_NOUNS, TF2_STATE
+from tfproc_lint.analysis.values import TF2_STATE
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -90,21 +90,13 @@ class RuntimeStateCrossesProcess(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
-        method, why = analysis.start_method(crossing.owner)
         for node, value in analysis.sent_state(crossing):
-            if value.kind not in TF2_STATE:
-                continue
-            happens = outcomes.outcome(value.kind, crossing, method)
-            if happens is None:
-                continue
-            noun = STATE_NOUNS[value.kind]
-            yield Report(
-                node,
-                f"{noun} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
-                f"{outcomes.remedy(crossing, value.kind)}"
-                f"{outcomes.assumption(crossing, method, why)}",
-                fix=LoadStateInWorker(crossing, node) if crossing.pickled == "always" else None,
-            )
+            if value.kind in TF2_STATE:
+                message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
+                if message is not None:
+                    fix = LoadStateInWorker(crossing, node) if crossing.pickled == "always" else None
+                    yield Report(node, message, fix=fix)
+        method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
             if worker.kind == "tf_function":

@@ -9,7 +9,7 @@ import libcst as cst
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.walk import calls_in_evaluation_order
+from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -145,7 +145,7 @@ class _ExecutionWalk:
         self.block(module.body, None, graph_building=False, depth=0)
         # Functions may be entry points (console scripts, absl.app.run): walk each one, starting
         # from what the module level did on import (the `__main__` block excluded).
-        on_import = self.block([s for s in module.body if not _is_main_guard(s)], None, False, MAX_CALL_DEPTH)
+        on_import = self.block([s for s in module.body if not is_main_guard(s)], None, False, MAX_CALL_DEPTH)
         for info in self.analysis.symbols.functions.values():
             self.function(info, on_import, depth=1)
         return sorted(self.found.values(), key=lambda pair: self.analysis.symbols.order_of_node[pair[0].construction])
@@ -238,13 +238,3 @@ class _ExecutionWalk:
     def check_fork(self, owner: Owner, state: Initialised) -> None:
         self.found.setdefault(owner.construction, (owner, state))
 
-
-def _is_main_guard(statement) -> bool:
-    """`if __name__ == "__main__":`"""
-    if not isinstance(statement, cst.If) or not isinstance(statement.test, cst.Comparison):
-        return False
-    test = statement.test
-    parts = [test.left] + [target.comparator for target in test.comparisons]
-    names = {p.value for p in parts if isinstance(p, cst.Name)}
-    strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
-    return "__name__" in names and "__main__" in strings
