@@ -25,7 +25,7 @@ from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
 from tfproc_lint.fixes.worker_initializer import used_only_by
-from tfproc_lint.rules.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder
 
 LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
                      "tensorflow_hub.load"})

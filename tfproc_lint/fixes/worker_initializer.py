@@ -23,7 +23,7 @@ from tfproc_lint.analysis.symbols import FunctionInfo, dotted_name
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
-from tfproc_lint.rules.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder
 
 _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
 

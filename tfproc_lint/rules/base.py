@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, ClassVar, Iterable
 
 import libcst as cst
 
-from tfproc_lint.diagnostics import Applicability, Severity
+from tfproc_lint.diagnostics import Severity
+from tfproc_lint.fixes.base import FixBuilder
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -22,19 +23,7 @@ class Report:
 
     node: cst.CSTNode
     message: str
-    fix: "FixBuilder | None" = None
-
-
-class FixBuilder:
-    """Plans the rewrite for one finding (see tfproc_lint/fixes/): `plan` checks that the rewrite
-    applies and returns the node replacements, or None (manual edit required). Planning is cheap;
-    the engine turns a plan into text edits only when they are needed (fixing, JSON, SARIF)."""
-
-    title: str = ""
-    applicability: Applicability = Applicability.UNSAFE
-
-    def plan(self, analysis: "FileAnalysis") -> dict | None:  # pragma: no cover - interface
-        raise NotImplementedError
+    fix: FixBuilder | None = None
 
 
 @dataclass(frozen=True)
