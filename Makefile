@@ -21,8 +21,9 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest
 
+# The full probe and benchmark (about 25 minutes); README's figures come from docs/probe/.
 probe: setup
-	$(BIN)/tfproc-lint probe --benchmark --full
+	$(BIN)/tfproc-lint probe --full --output docs/probe
 
 docs: setup
 	$(BIN)/python -m tfproc_lint.docs

@@ -195,7 +195,7 @@ def _probe(argv: list[str]) -> int:
         print(f"tfproc-lint: error: the runtime probe is not available ({error}); "
               "install it with `pip install 'tfproc-lint[probe]'`", file=sys.stderr)
         return EXIT_ERROR
-    return probe_main(argv)
+    return probe_main(argv, prog="tfproc-lint probe")
 
 
 if __name__ == "__main__":

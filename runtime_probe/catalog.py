@@ -1,0 +1,87 @@
+"""Scenario scripts and the `PROBE = {...}` metadata each one declares.
+
+The metadata is read with `ast.literal_eval`; a scenario is never imported by the probe.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+OUTCOMES = ("ok", "wrong result", "exception", "hang", "crash", "lost task", "no result")
+KINDS = ("bad", "fixed", "auto-fixed")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    path: Path
+    rule: str
+    kind: str
+    expect: dict = field(hash=False)
+    timeout: float = 60.0
+    gpus: int = 0  # GPUs the scenario needs; 0 = runs on CPU
+
+    @property
+    def source(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+
+def read_metadata(source: str, filename: str) -> dict:
+    """The literal assigned to the module-level name PROBE."""
+    for node in ast.parse(source, filename).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "PROBE"
+        ):
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{filename}: no module-level PROBE = {{...}} literal")
+
+
+def load(path: Path) -> Scenario:
+    meta = read_metadata(path.read_text(encoding="utf-8"), str(path))
+    expect = meta.get("expect", {"outcome": "ok"})
+    kind = meta.get("kind")
+    if kind not in ("bad", "fixed"):
+        raise ValueError(f"{path}: kind must be 'bad' or 'fixed', not {kind!r}")
+    if expect.get("outcome") not in OUTCOMES:
+        raise ValueError(f"{path}: expected outcome must be one of {OUTCOMES}")
+    if kind == "fixed" and expect["outcome"] != "ok":
+        raise ValueError(f"{path}: a fixed scenario must expect outcome 'ok'")
+    return Scenario(
+        name=path.stem,
+        path=path,
+        rule=meta["rule"],
+        kind=kind,
+        expect=expect,
+        timeout=float(meta.get("timeout", 60)),
+        gpus=int(meta.get("gpus", 0)),
+    )
+
+
+def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:
+    return [load(path) for path in sorted(directory.glob("*.py")) if path.name != "__init__.py"]
+
+
+def select(scenarios: list[Scenario], rules=None, names=None) -> list[Scenario]:
+    """Scenarios of the given rules and/or names, plus the ones their expectations compare to."""
+    chosen = [
+        s for s in scenarios
+        if (not rules or s.rule in rules) and (not names or s.name in names)
+    ]
+    by_name = {s.name: s for s in scenarios}
+    for scenario in list(chosen):
+        other = compared_to(scenario)
+        if other in by_name and by_name[other] not in chosen:
+            chosen.append(by_name[other])
+    return chosen
+
+
+def compared_to(scenario: Scenario) -> str | None:
+    """The scenario whose throughput this one's expectation is relative to, if any."""
+    relation = scenario.expect.get("slower_than") or scenario.expect.get("faster_than")
+    return relation["scenario"] if relation else None

@@ -1,0 +1,107 @@
+"""`python -m runtime_probe` / `tfproc-lint probe`: run the scenarios, the lint loop and the
+benchmark; print the summary; write report.json, report.md and benchmark.png.
+
+Exit code: 0 when every rule that ran is confirmed and the lint loop found no failure, 1 otherwise,
+2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import benchmark, catalog, gpu, lintloop, report, runner
+
+
+def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Run the real TensorFlow scenario behind each tfproc-lint rule and report "
+        "whether it behaves as the rule says; optionally benchmark the fixes.",
+    )
+    parser.add_argument("--rules", help="comma-separated rule codes (default: all)")
+    parser.add_argument("--scenarios", nargs="+", metavar="NAME", help="scenario names (default: all)")
+    parser.add_argument("--benchmark", action=argparse.BooleanOptionalAction, default=None,
+                        help="run the benchmark of the fixes (default: only with --quick or --full)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
+                      help="run the quick benchmark: one workload, one run per pattern (for tests)")
+    mode.add_argument("--full", dest="mode", action="store_const", const="full",
+                      help="run the full benchmark: all workloads, 5 runs per pattern (README figures)")
+    parser.add_argument("--timeout", type=float, help="hard time limit per scenario in seconds "
+                        "(default: each scenario's own)")
+    parser.add_argument("--idle", type=float, default=runner.IDLE_S,
+                        help="call a scenario hung once its processes used no CPU for this many seconds "
+                        "(0: wait for the time limit; default %(default)s)")
+    parser.add_argument("--output", type=Path, default=Path("probe-report"), help="output folder (default %(default)s)")
+    parser.add_argument("--jobs", type=int, default=2, help="scenarios run at the same time (default %(default)s)")
+    return parser
+
+
+class Progress:
+    """Progress lines on stderr, only for a person watching a terminal."""
+
+    def __init__(self, total: int):
+        self.enabled = sys.stderr.isatty()
+        self.total, self.done = total, 0
+        self.lock = threading.Lock()  # scenarios finish in the runner's threads
+
+    def scenario(self, scenario: catalog.Scenario, obs: runner.Observation) -> None:
+        with self.lock:
+            self.done += 1
+            self.line(f"[{self.done}/{self.total}] {scenario.name}: {obs.summary()} ({obs.duration_s:.0f} s)")
+
+    def line(self, text: str) -> None:
+        if self.enabled:
+            print(text, file=sys.stderr, flush=True)
+
+
+def _usage_error(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -> int:
+    parser = build_parser(prog)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    all_scenarios = catalog.discover()
+    rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
+    unknown = sorted(set(rules or ()) - {s.rule for s in all_scenarios})
+    unknown += sorted(set(args.scenarios or ()) - {s.name for s in all_scenarios})
+    if unknown:
+        return _usage_error(parser, f"unknown rule or scenario: {', '.join(unknown)}")
+    if args.jobs < 1 or (args.timeout is not None and args.timeout <= 0) or args.idle < 0:
+        return _usage_error(parser, "--jobs and --timeout must be positive, --idle not negative")
+    mode = args.mode or "quick"
+    run_benchmark = args.benchmark if args.benchmark is not None else args.mode is not None
+
+    started = time.monotonic()
+    chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
+    outdir = args.output
+    outdir.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(outdir / "autofixed", ignore_errors=True)
+    (outdir / "benchmark.png").unlink(missing_ok=True)
+
+    gpus = gpu.gpu_count() if any(s.gpus for s in chosen) else 0
+    loop = lintloop.run(chosen, outdir)
+    scenarios = chosen + loop.autofixed
+    skipped = {s.name: gpu.skip_reason(s.gpus, gpus) for s in scenarios if gpu.skip_reason(s.gpus, gpus)}
+    to_run = [s for s in scenarios if s.name not in skipped]
+    progress = Progress(len(to_run))
+    observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario,
+                              timeout=args.timeout, idle_s=args.idle or None)
+    bench = benchmark.run(mode, progress=progress.line) if run_benchmark else None
+
+    command = " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
+    result = report.build(scenarios, observed, skipped, loop, bench, gpus, time.monotonic() - started, command)
+    report.write(result, outdir)
+    print(report.summary_text(result))
+    return 0 if result["passed"] else 1

@@ -1,0 +1,168 @@
+"""Run scenario scripts and classify what happened.
+
+Outcomes: ok (result line printed and the script's own check passed), wrong result (printed, but
+the check failed), exception (type, first message line, parent or worker), hang (no result before
+the limit, or the whole process tree idle for `idle_s`), lost task (like a hang, but a worker
+process died while the parent kept waiting), crash (killed by a signal, or a nonzero exit without
+a Python exception), no result (exit 0 without a result line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import process, tracebacks
+from .catalog import Scenario
+from .process import ProcessRun, execute
+from .support import RESULT_PREFIX
+
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent  # what PYTHONPATH needs for runtime_probe
+IDLE_S = 8.0
+
+
+@dataclass
+class Observation:
+    outcome: str
+    duration_s: float
+    returncode: int | None = None
+    exc_type: str | None = None
+    message: str | None = None
+    where: str | None = None
+    detail: str = ""
+    result: dict | None = None
+    leftovers: list[str] = field(default_factory=list)
+    vanished: list[str] = field(default_factory=list)
+    stderr_tail: str = ""
+
+    def summary(self) -> str:
+        if self.outcome == "exception":
+            return f"exception {self.exc_type}: {self.message} ({self.where})"
+        rate = ((self.result or {}).get("metrics") or {}).get("tasks_per_s")
+        detail = self.detail or (f"{rate:,.0f} tasks/s" if rate else "")
+        return f"{self.outcome} ({detail})" if detail else self.outcome
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def parse_result(stdout: str) -> dict | None:
+    lines = [line for line in stdout.splitlines() if line.startswith(RESULT_PREFIX)]
+    if not lines:
+        return None
+    try:
+        return json.loads(lines[-1][len(RESULT_PREFIX):])
+    except json.JSONDecodeError:
+        return None
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def classify(run: ProcessRun) -> Observation:
+    result = parse_result(run.stdout)
+    found = tracebacks.parse(run.stderr)
+    worker_errors = [tb for tb in found if tb.in_worker]
+    obs = Observation(
+        outcome="no result",
+        duration_s=round(run.duration_s, 2),
+        returncode=run.returncode,
+        result=result,
+        leftovers=run.leftovers,
+        stderr_tail="\n".join(run.stderr.splitlines()[-15:]),
+    )
+
+    def exception(tb: tracebacks.Traceback) -> Observation:
+        obs.outcome, obs.exc_type, obs.message, obs.where = "exception", tb.type, tb.message, tb.where
+        return obs
+
+    if run.killed:
+        reasons = {"idle": "no CPU used by any of its processes", "timeout": "time limit reached"}
+        how = reasons.get(run.killed, run.killed)
+        stopped = f"{how}, killed after {run.duration_s:.0f} s"
+        if result is not None:
+            obs.outcome, obs.detail = "hang", f"result printed but the process did not exit; {stopped}"
+        elif run.vanished:
+            obs.outcome, obs.vanished = "lost task", run.vanished
+            obs.detail = f"{len(run.vanished)} worker process(es) died, the parent kept waiting; {stopped}"
+            if worker_errors:
+                obs.detail += f"; worker error {worker_errors[-1].short_type}: {worker_errors[-1].message}"
+        else:
+            obs.outcome, obs.detail = "hang", f"no result; {stopped}"
+        return obs
+    if run.returncode < 0:
+        obs.outcome, obs.detail = "crash", f"killed by {_signal_name(-run.returncode)}"
+        return obs
+    if run.returncode > 0:
+        final = tracebacks.final_parent_exception(found)
+        if final is not None or worker_errors:
+            return exception(final or worker_errors[-1])
+        obs.outcome, obs.detail = "crash", f"exit code {run.returncode} without a Python exception"
+        return obs
+    if result is not None:
+        obs.outcome = "ok" if result.get("ok") else "wrong result"
+        return obs
+    if worker_errors:
+        return exception(worker_errors[-1])
+    obs.detail = "exit code 0 without a result line"
+    return obs
+
+
+def scenario_env(tmpdir: str) -> dict:
+    """The caller's environment, with runtime_probe importable and a private temp directory."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
+    env["TMPDIR"] = tmpdir  # scenarios put their model files in tempfile.gettempdir()
+    env["PYTHONUNBUFFERED"] = "1"  # keep what a killed scenario printed
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return env
+
+
+def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: float | None = IDLE_S,
+                 python: str = sys.executable) -> Observation:
+    tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
+    try:
+        run = execute(
+            [python, str(scenario.path)],
+            timeout=timeout or scenario.timeout,
+            idle_s=idle_s,
+            cwd=tmpdir,
+            env=scenario_env(tmpdir),
+        )
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return classify(run)
+
+
+def run_all(scenarios: list[Scenario], *, jobs: int = 2, progress=None, **options) -> dict[str, Observation]:
+    """Run the scenarios, `jobs` at a time; `progress(scenario, observation)` after each."""
+
+    def one(scenario: Scenario) -> Observation:
+        obs = run_scenario(scenario, **options)
+        if progress:
+            progress(scenario, obs)
+        return obs
+
+    # Expected hangs first: they mostly wait, and the other slot keeps working meanwhile.
+    ordered = sorted(scenarios, key=lambda s: s.expect["outcome"] not in ("hang", "lost task"))
+    process.clear_interrupt()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {s.name: pool.submit(one, s) for s in ordered}
+        try:
+            return {s.name: futures[s.name].result() for s in scenarios}
+        except KeyboardInterrupt:
+            for future in futures.values():
+                future.cancel()
+            process.interrupt_all()
+            raise

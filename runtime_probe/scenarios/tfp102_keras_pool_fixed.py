@@ -1,0 +1,44 @@
+"""The Keras model is saved once; each spawned worker loads it in `initializer=`."""
+import multiprocessing as mp
+import os
+import tempfile
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from runtime_probe.support import report
+
+PROBE = {"rule": "TFP102", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
+
+model = None
+
+
+def load(path):
+    global model
+    model = tf.keras.models.load_model(path)
+
+
+def predict(row):
+    return model.predict_on_batch(row[None])[0]
+
+
+def main():
+    trained = tf.keras.Sequential(
+        [tf.keras.Input((16,)), tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dense(1)]
+    )
+    path = os.path.join(tempfile.mkdtemp(), "model.keras")
+    trained.save(path)
+    data = np.random.default_rng(1).random((32, 16), dtype=np.float32)
+    expected = trained.predict(data, verbose=0)
+
+    with mp.get_context("spawn").Pool(2, initializer=load, initargs=(path,)) as pool:
+        pool.map(predict, data[:2])  # warm-up: the workers import TensorFlow
+        start = time.perf_counter()
+        scores = pool.map(predict, data)
+        elapsed = time.perf_counter() - start
+    report(scores, expected, tasks_per_s=len(data) / elapsed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Each spawned worker loads the SavedModel in `initializer=`; tasks carry only data."""
+import multiprocessing as mp
+import os
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+from runtime_probe.support import report
+
+PROBE = {"rule": "TFP102", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
+
+WEIGHTS = np.random.default_rng(0).random((16, 2), dtype=np.float32)
+scorer = None
+
+
+class Scorer(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.weights = tf.Variable(WEIGHTS)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 16], tf.float32)])
+    def __call__(self, rows):
+        return tf.matmul(rows, self.weights)
+
+
+def load(path):
+    global scorer
+    scorer = tf.saved_model.load(path)
+
+
+def predict(row):
+    return scorer(row[None]).numpy()[0]
+
+
+def main():
+    path = os.path.join(tempfile.mkdtemp(), "scorer")
+    tf.saved_model.save(Scorer(), path)
+
+    data = np.random.default_rng(1).random((4, 16), dtype=np.float32)
+    with mp.get_context("spawn").Pool(2, initializer=load, initargs=(path,)) as pool:
+        scores = pool.map(predict, data)
+    report(scores, data @ WEIGHTS)
+
+
+if __name__ == "__main__":
+    main()
