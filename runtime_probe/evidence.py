@@ -19,13 +19,13 @@ def evidence(report_path: Path | str = DEFAULT_REPORT) -> dict[str, dict]:
     observed_on = f"TensorFlow {env['tensorflow']}, Python {env['python']}, {env['cpus']} CPUs, {env['created']}"
     result = {}
     for code, info in report["rules"].items():
+        rows = [row for row in report["scenarios"] if row["rule"] == code]
         lines = [
             f"{row['name']} ({row['kind']}): expected {row['expected']}; observed {row['observed']} "
             f"-> {row['verdict']}"
-            for row in report["scenarios"]
-            if row["rule"] == code
+            for row in rows
         ]
-        result[code] = {"status": info["status"], "observed_on": observed_on, "lines": lines}
+        result[code] = {"status": info["status"], "observed_on": observed_on, "lines": lines, "rows": rows}
     return result
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from tfproc_lint.rules.base import Rule, all_rules
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+PROBE_REPORT = DOCS_DIR.parent / "probe" / "report.json"
 FIX_AVAILABILITY = {
     "none": "No automatic fix.",
     "sometimes": "Fix is sometimes available.",
@@ -48,11 +50,39 @@ def render_rule(rule: type[Rule]) -> str:
         "## Fix safety",
         _paragraph(rule.fix_safety),
         "## Evidence",
-        _paragraph(rule.evidence),
+        _paragraph(rule.evidence) + observed(rule.code),
         "## References",
         "\n".join(f"- {reference}" for reference in rule.references),
     ]
     return "\n\n".join(sections) + "\n"
+
+
+def observed(code: str, report: Path = PROBE_REPORT) -> str:
+    """What the runtime probe observed for this rule, from the committed full report."""
+    try:
+        from runtime_probe.evidence import evidence
+    except ImportError:  # the probe is not installed: the hand-written evidence stands alone
+        return ""
+    if not report.exists():
+        return ""
+    info = evidence(report).get(code)
+    if not info:
+        return ""
+    lines = [
+        "",
+        "",
+        f"Observed by `tfproc-lint probe` ({info['observed_on']}; full report: docs/probe/report.md): "
+        f"**{info['status']}**.",
+        "",
+        "| scenario | expected | observed | verdict |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in info["rows"]:
+        seen = re.sub(r" at 0x[0-9a-f]+", "", row["observed"])  # object addresses change every run
+        seen = seen if len(seen) <= 110 else seen[:107] + "..."
+        cells = [row["name"], row["expected"], seen, row["verdict"]]
+        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    return "\n".join(lines)
 
 
 def render_index() -> str:

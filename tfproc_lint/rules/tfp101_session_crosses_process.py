@@ -39,9 +39,10 @@ class SessionCrossesProcess(Rule):
         "session inside each worker, once, with `Pool(initializer=...)`, and send only arrays."
     )
     evidence = (
-        "runtime_probe: `Pool.map(f, [sess])` raises `TypeError: cannot pickle` in the parent; "
-        "`Process(args=(sess,))` under fork hangs in the child's `sess.run`; the initializer twin "
-        "returns the right result."
+        "`Pool.starmap`, `ProcessPoolExecutor.submit` and a spawn `Process(args=(sess,))` raise "
+        "`TypeError: cannot pickle 'Graph' object` in the parent; under fork, `Process(args=(sess,))` "
+        "hangs in the child's `sess.run`; the twins that build one session per worker return the "
+        "right result."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/2448",

@@ -35,9 +35,11 @@ class RuntimeStateCrossesProcess(Rule):
         "change. Elsewhere: manual edit required."
     )
     evidence = (
-        "runtime_probe: a `tf.function` passed to `Pool.map` raises `PicklingError` in the parent; "
-        "a Keras model through `Pool.map` is serialised on every task; the initializer twin returns "
-        "the right result."
+        "A `tf.function` raises `PicklingError`, a `Dataset` `InvalidArgumentError` (variant tensor) "
+        "and a loaded SavedModel `AttributeError: Can't pickle local object`, all in the parent. A "
+        "Keras model sent to a fork pool hangs; under spawn it works but is rebuilt for every task "
+        "(tens of tasks/s against hundreds with an initializer), and with an unregistered custom layer "
+        "both workers die and the pool never returns. The auto-fixed SavedModel scenario runs."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/14442",

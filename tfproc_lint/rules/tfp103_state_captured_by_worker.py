@@ -35,9 +35,9 @@ class StateCapturedByWorker(Rule):
         "staticmethod, and build the state inside the worker once, e.g. with `Pool(initializer=...)`."
     )
     evidence = (
-        "runtime_probe: `Pool.map(self.predict, rows)` with `self.sess` a session raises "
-        "`TypeError: cannot pickle` in the parent; the module-level function with an initializer "
-        "returns the right result."
+        "`Pool.map(self.predict, rows)` with `self.sess` a session raises `TypeError: cannot pickle "
+        "'Graph' object` in the parent; `Process(target=self.serve)` under fork hangs; a staticmethod "
+        "worker with an initializer returns the right result."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",

@@ -40,7 +40,8 @@ class RuntimeInitialisedBeforeFork(Rule):
         "TensorFlow creates its intra-op and inter-op thread pools lazily and process-wide. After "
         "`fork()` the child has the pools' bookkeeping but none of their threads, so the first op "
         "large enough to be handed to a pool waits forever: a silent hang, no error, 0% CPU. Small "
-        "test tensors run inline and pass; production shapes hang. Importing TensorFlow, or "
+        "test tensors run inline and pass; production shapes hang (the size depends on the op). "
+        "Importing TensorFlow, or "
         "building a `tf.Graph` without running it, is safe; starting the runtime is not. "
         "(tensorflow/tensorflow#5448, #51832, openai/baselines#756.)"
     )
@@ -58,9 +59,10 @@ class RuntimeInitialisedBeforeFork(Rule):
         "subclasses, or for an explicit `get_context(\"fork\")`: manual edit required."
     )
     evidence = (
-        "runtime_probe: after a session or a 256x256 `tf.matmul` in the parent, fork workers running "
-        "TensorFlow hang until killed; the spawn twin and the import-only twin return the right "
-        "result."
+        "After a session, an eager op or a Keras `predict` in the parent, fork workers doing 512x512 "
+        "TensorFlow work hang until killed (pool, executor and `Process`); the spawn twins, the "
+        "auto-fixed scenarios and importing TensorFlow alone before fork return the right result. "
+        "Matmuls up to 256x256 still ran inline here; 384x384 and up hung."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/5448",
@@ -73,9 +75,9 @@ class RuntimeInitialisedBeforeFork(Rule):
             "import multiprocessing as mp\n"
             "import tensorflow as tf\n\n"
             "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
+            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
             "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((256, 256)), tf.ones((256, 256)))\n"
+            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
             "    with mp.Pool(2) as pool:\n"
             "        print(pool.map(shard_sum, range(4)))\n",
             ("TFP201",),
@@ -86,9 +88,9 @@ class RuntimeInitialisedBeforeFork(Rule):
             "import multiprocessing as mp\n"
             "import tensorflow as tf\n\n"
             "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
+            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
             "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((256, 256)), tf.ones((256, 256)))\n"
+            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
             "    with mp.get_context('spawn').Pool(2) as pool:\n"
             "        print(pool.map(shard_sum, range(4)))\n"
         ),
@@ -96,9 +98,9 @@ class RuntimeInitialisedBeforeFork(Rule):
             "import multiprocessing as mp\n"
             "import tensorflow as tf\n\n"
             "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
+            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
             "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((256, 256)), tf.ones((256, 256)))\n"
+            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
             "    with mp.Pool(2) as pool:\n"
             "        print(pool.map(shard_sum, range(4)))\n",
             config=(("target-python", "3.14"),),
