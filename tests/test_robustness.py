@@ -141,7 +141,7 @@ def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
         return real_lint(text, display, config, **options)
 
     monkeypatch.setattr(batch, "lint_source", crashing_lint)  # inherited by the forked workers
-    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)  # use worker processes even for small files
+    monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)  # use worker processes even for few files
     results = batch.check_files(files, DEFAULT_CONFIG, jobs=2)
     assert [r.path for r in results] == [r.path for r in expected]
     for got, want in zip(results, expected, strict=True):
@@ -312,10 +312,10 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
 
 
 def test_worker_processes_give_the_same_results_as_one_process(monkeypatch) -> None:
-    """The CLI runs small batches in-process (batch.PARALLEL_MIN_CHARS); force the pool here."""
+    """The CLI runs small batches in-process (batch.PARALLEL_MIN_FILES); force the pool here."""
     files, _ = collect_files([str(ROOT / "fixtures" / "lint")], Config())
     expected = batch.check_files(files, DEFAULT_CONFIG, jobs=1, fix_edits=True)
-    monkeypatch.setattr(batch, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)
     results = batch.check_files(files, DEFAULT_CONFIG, jobs=3, fix_edits=True)
     assert results == expected
     assert sum(len(r.diagnostics) for r in results) > 50

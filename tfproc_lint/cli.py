@@ -14,8 +14,6 @@ from pathlib import Path
 
 from tfproc_lint import __version__
 from tfproc_lint.config import START_METHODS, ConfigError, apply_options, load_config
-from tfproc_lint.docs import doc_path, render_rule
-from tfproc_lint.rules.base import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -167,6 +165,9 @@ def _unified_diff(entry) -> str:
 
 # rules, explain, probe -----------------------------------------------------------------------------
 def _rules(args) -> int:
+    from tfproc_lint.docs import doc_path
+    from tfproc_lint.rules.base import all_rules
+
     rules = all_rules()
     if args.format == "json":
         print(json.dumps([{
@@ -180,6 +181,9 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
+    from tfproc_lint.docs import render_rule
+    from tfproc_lint.rules.base import all_rules, rule_by_code
+
     rule = rule_by_code(args.code)
     if rule is None:
         known = ", ".join(r.code for r in all_rules())

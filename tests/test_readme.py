@@ -1,0 +1,57 @@
+"""The README's promises: the two commands, CI running the same test command, and figures that
+are verbatim excerpts of reports produced by scripts in this repository."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def section(title_start: str) -> str:
+    match = re.search(rf"^## {re.escape(title_start)}.*?(?=^## |\Z)", README, re.MULTILINE | re.DOTALL)
+    assert match, f"README has no section starting with {title_start!r}"
+    return match.group(0)
+
+
+def table_rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+
+
+def test_quick_start_is_two_make_targets_and_ci_runs_the_same_test_command() -> None:
+    commands = re.findall(r"^make (\w+)", section("Quick start"), re.MULTILINE)
+    assert commands == ["demo", "test"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in commands:
+        assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_probe_figures_come_from_the_committed_probe_report() -> None:
+    report = (ROOT / "docs" / "probe" / "report.md").read_text(encoding="utf-8")
+    probe = section("Runtime probe")
+    rows = table_rows(probe)
+    assert len(rows) > 10
+    for row in rows:
+        assert row in report, f"README row not in docs/probe/report.md: {row}"
+    for bullet in (line for line in probe.splitlines() if line.startswith("- ")):
+        assert bullet in report, bullet
+    assert (ROOT / "docs" / "probe" / "benchmark.png").exists()
+
+
+def test_speed_figures_come_from_the_benchmark_readme() -> None:
+    figures = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    rows = table_rows(section("Speed"))
+    assert rows
+    for row in rows:
+        assert row in figures, f"README row not in benchmarks/README.md: {row}"
+
+
+def test_every_rule_is_in_the_rule_table() -> None:
+    from tfproc_lint.rules.base import all_rules
+
+    table = section("What it catches")
+    for rule in all_rules():
+        assert f"[{rule.code}](docs/rules/{rule.code}.md) | {rule.name} |" in table
