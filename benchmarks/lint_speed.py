@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     if not files:
         raise SystemExit("lint_speed: no Python files under " + " ".join(roots))
     from tfproc_lint.analysis.prefilter import may_match
-    from tfproc_lint.engine import SourceError, decode
+    from tfproc_lint.source import SourceError, decode
 
     raw = [path.read_bytes() for path in files]
     texts: list[tuple[str, str]] = []

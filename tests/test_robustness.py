@@ -20,7 +20,7 @@ from conftest import ROOT, run_env, tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tfproc_lint import batch
+from tfproc_lint import batch, engine
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config
 from tfproc_lint.fixes.common import replace_nodes
@@ -133,14 +133,14 @@ def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
     files, _ = collect_files([str(ROOT / "fixtures" / "lint" / "TFP101")], Config())
     expected = batch.check_files(files, DEFAULT_CONFIG, jobs=1)
     victim = files[3].display
-    real_lint = batch.lint_source
+    real_lint = engine.lint_source
 
     def crashing_lint(text, display, config, **options):
         if display == victim:
             os._exit(11)  # as a segfault would: no exception, the process is gone
         return real_lint(text, display, config, **options)
 
-    monkeypatch.setattr(batch, "lint_source", crashing_lint)  # inherited by the forked workers
+    monkeypatch.setattr(engine, "lint_source", crashing_lint)  # inherited by the forked workers
     monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)  # use worker processes even for few files
     results = batch.check_files(files, DEFAULT_CONFIG, jobs=2)
     assert [r.path for r in results] == [r.path for r in expected]
@@ -316,6 +316,8 @@ def test_worker_processes_give_the_same_results_as_one_process(monkeypatch) -> N
     files, _ = collect_files([str(ROOT / "fixtures" / "lint")], Config())
     expected = batch.check_files(files, DEFAULT_CONFIG, jobs=1, fix_edits=True)
     monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)
-    results = batch.check_files(files, DEFAULT_CONFIG, jobs=3, fix_edits=True)
+    progress = []
+    results = batch.check_files(files, DEFAULT_CONFIG, jobs=3, progress=lambda: progress.append(1), fix_edits=True)
     assert results == expected
     assert sum(len(r.diagnostics) for r in results) > 50
+    assert len(progress) == len(files)  # once per file, whichever kind of task finished it

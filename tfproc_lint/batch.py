@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import heapq
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from tfproc_lint.analysis.prefilter import may_match_bytes
+from tfproc_lint.analysis.prefilter import may_match, may_match_bytes
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
-from tfproc_lint.engine import SourceError, decode, enabled_rules, lint_source
 from tfproc_lint.files import SourceFile
-from tfproc_lint.fixing import fix_file
+from tfproc_lint.source import SourceError, decode
 
 
 PARALLEL_MIN_FILES = 32  # below this, starting worker processes (about 0.1 s) does not pay
@@ -58,7 +59,10 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileRe
         data = source_file.path.read_bytes()
         if not (source_file.explicit or may_match_bytes(data)):
             return result
-        return decode(data).text, source_file.display, config, fix_edits
+        text = decode(data).text
+        if not (source_file.explicit or may_match(text)):
+            return result  # lint_source would return at once; this keeps the worker off the engine
+        return text, source_file.display, config, fix_edits
     except OSError as error:
         result.error = FileError(source_file.display, f"cannot read: {error.strerror or error}")
     except SourceError as error:
@@ -67,6 +71,11 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileRe
 
 
 def _lint_text(task: tuple[str, str, Config, bool]) -> FileResult:
+    # The engine (LibCST and the rules, about 0.2 s to import) is imported by the first file that
+    # passes the pre-filter: in each worker, while the others go on reading, and never for a run
+    # in which no file can match.
+    from tfproc_lint.engine import lint_source
+
     text, display, config, fix_edits = task
     result = FileResult(display)
     try:
@@ -78,32 +87,68 @@ def _lint_text(task: tuple[str, str, Config, bool]) -> FileResult:
     return result
 
 
-def _check_chunk(chunk: tuple[list[SourceFile], Config, bool]) -> list[FileResult]:
+def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool]) -> list[FileResult | int]:
+    """First pass, in a worker: read and pre-filter. Per file, its finished result, or the length
+    of a text that must be linted."""
     files, config, fix_edits = chunk
-    return [_check_file(f, config, fix_edits) for f in files]
+    screened: list[FileResult | int] = []
+    for source_file in files:
+        prepared = _prepare(source_file, config, fix_edits)
+        screened.append(prepared if isinstance(prepared, FileResult) else len(prepared[0]))
+    if not all(isinstance(result, FileResult) for result in screened):
+        # This worker will lint: import the engine now, while the other workers go on screening.
+        import tfproc_lint.engine  # noqa: F401
+    return screened
 
 
 def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResult]:
-    """Chunks of files (reading included) in forked workers; fork is cheap and safe here:
-    tfproc-lint starts no threads and no TensorFlow."""
-    enabled_rules(config)  # import the rules once here, not in every worker
+    """Forked workers (cheap and safe here: tfproc-lint starts no threads and no TensorFlow) take
+    two kinds of task: screening a chunk of files (read, pre-filter), and linting one candidate
+    that a screening found. Candidates go first, longest first, as soon as they are found, so that
+    the biggest file starts early instead of last, while the other workers go on screening."""
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     size = max(1, len(files) // (jobs * 8))
-    chunks = [(files[i:i + size], config, fix_edits) for i in range(0, len(files), size)]
-    results: list[FileResult] = []
+    chunk_starts = deque(range(0, len(files), size))
+    workers = min(jobs, len(chunk_starts))
+    results: list[FileResult | None] = [None] * len(files)
+    candidates: list[tuple[int, int]] = []  # heap of (-length, index in files)
     try:
-        with ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=context) as executor:
-            for chunk_results in executor.map(_check_chunk, chunks):
-                results.extend(_with_progress(chunk_results, progress))
+        with ProcessPoolExecutor(workers, mp_context=context) as executor:
+            in_flight: dict = {}  # future: (is a screening, index of its first file)
+
+            def submit_more() -> None:
+                while len(in_flight) < 2 * workers and (candidates or chunk_starts):
+                    if candidates:
+                        index = heapq.heappop(candidates)[1]
+                        in_flight[executor.submit(_check_file, files[index], config, fix_edits)] = (False, index)
+                    else:
+                        start = chunk_starts.popleft()
+                        chunk = (files[start:start + size], config, fix_edits)
+                        in_flight[executor.submit(_screen_chunk, chunk)] = (True, start)
+
+            submit_more()
+            while in_flight:
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    is_screening, start = in_flight.pop(future)
+                    outputs = future.result() if is_screening else [future.result()]
+                    for index, output in enumerate(outputs, start):
+                        if isinstance(output, FileResult):
+                            results[index] = output
+                            _progress(progress, 1)
+                        else:
+                            heapq.heappush(candidates, (-output, index))
+                submit_more()
     except BrokenProcessPool:
         # A worker died (a native crash, the OOM killer) and took the pool with it. The results
-        # received so far are in order and good; the rest are read here, and each candidate is
-        # linted in a process of its own, so only the file that kills its process is reported.
-        for source_file in files[len(results):]:
-            prepared = _prepare(source_file, config, fix_edits)
-            if not isinstance(prepared, FileResult):
-                prepared = _lint_isolated(prepared, context)
-            results.extend(_with_progress([prepared], progress))
+        # received so far are good; the other files are read here, and each candidate is linted in
+        # a process of its own, so only the file that kills its process is reported.
+        for i, result in enumerate(results):
+            if result is not None:
+                continue
+            prepared = _prepare(files[i], config, fix_edits)
+            results[i] = prepared if isinstance(prepared, FileResult) else _lint_isolated(prepared, context)
+            _progress(progress, 1)
     return results
 
 
@@ -117,6 +162,11 @@ def _lint_isolated(task: tuple[str, str, Config, bool], context) -> FileResult:
                          "memory)", internal=True))
 
 
+def _progress(progress, count: int) -> None:
+    for _ in range(count if progress else 0):
+        progress()
+
+
 def _with_progress(outputs, progress):
     for output in outputs:
         if progress:
@@ -125,6 +175,8 @@ def _with_progress(outputs, progress):
 
 
 def fix_files(files: list[SourceFile], config: Config, unsafe: bool, write: bool, progress=None) -> list[FixedFile]:
+    from tfproc_lint.fixing import fix_file
+
     fixed_files = []
     for source_file in files:
         entry = FixedFile(FileResult(source_file.display))

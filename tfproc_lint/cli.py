@@ -101,12 +101,11 @@ def configuration(args):
 def _check(args) -> int:
     from tfproc_lint import batch
     from tfproc_lint.files import collect_files
-    from tfproc_lint.output import Run, formats
+    from tfproc_lint.output import FORMATS, Run, renderer
     from tfproc_lint.output.console import Console
 
-    renderers = formats()
-    if args.format not in renderers:
-        raise UsageError(f"--format: expected one of {', '.join(renderers)}, got {args.format!r}")
+    if args.format not in FORMATS:
+        raise UsageError(f"--format: expected one of {', '.join(FORMATS)}, got {args.format!r}")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
     if args.unsafe_fixes and not (args.fix or args.diff):
@@ -139,7 +138,7 @@ def _check(args) -> int:
             more = f"; {run.hidden_unsafe} more with --unsafe-fixes" if run.hidden_unsafe else ""
             print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
     else:
-        output = renderers[args.format](run, colour=console.colour_for(sys.stdout))
+        output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
         if args.quiet and args.format == "text":
             output = "".join(line + "\n" for line in output.splitlines()[:-1])
         sys.stdout.write(output)

@@ -8,11 +8,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import tokenize
 import warnings
-from dataclasses import dataclass
-from io import BytesIO
-from pathlib import Path
 
 import libcst as cst
 
@@ -22,19 +18,9 @@ from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.rules.base import Report, Rule, all_rules
+from tfproc_lint.source import DecodedSource, SourceError, decode, read_source  # noqa: F401 - re-exported
 
 DEFAULT_CONFIG = Config()
-
-
-class SourceError(Exception):
-    """The source cannot be analysed (syntax error, ...); the message is one line."""
-
-
-@dataclass(frozen=True)
-class DecodedSource:
-    text: str
-    encoding: str
-    bom: bool
 
 
 def enabled_rules(config: Config) -> list[Rule]:
@@ -192,28 +178,3 @@ def remove_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
         if codes and not any(diagnostic.code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
             kept.append(diagnostic)
     return kept
-
-
-# Files ------------------------------------------------------------------------------------------
-def decode(data: bytes) -> DecodedSource:
-    """Decode as Python does (BOM, coding cookie, else UTF-8); raise SourceError otherwise."""
-    if b"\0" in data:
-        raise SourceError("contains NUL bytes; not a Python source file")
-    try:
-        encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-    except SyntaxError as error:
-        raise SourceError(f"cannot decode: {error.msg if hasattr(error, 'msg') else error}") from None
-    bom = data.startswith(b"\xef\xbb\xbf")
-    try:
-        text = data.decode("utf-8-sig" if bom else encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise SourceError(f"cannot decode as {encoding}: {error}") from None
-    return DecodedSource(text, "utf-8" if bom else encoding, bom)
-
-
-def read_source(path: Path) -> DecodedSource:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise SourceError(f"cannot read: {error.strerror or error}") from None
-    return decode(data)

@@ -43,9 +43,9 @@ def collect_files(paths: list[str], config: Config,
     seen: set[str] = set()
     overlapping = len(paths) > 1  # only then can one file be reached twice
 
-    def add(path: str, explicit: bool = False) -> None:
+    def add(path: str, explicit: bool = False, key: str | None = None) -> None:
         if overlapping:
-            key = os.path.realpath(path)
+            key = key or os.path.realpath(path)
             if key in seen:
                 return
             seen.add(key)
@@ -53,8 +53,12 @@ def collect_files(paths: list[str], config: Config,
 
     for raw in paths:
         if os.path.isdir(raw):
-            for path in _walk(raw, excluded, errors):
-                add(path)
+            real_root = os.path.realpath(raw) if overlapping else ""
+            for path, is_link in _walk(raw, excluded, errors):
+                # The walk follows no directory link, so below the root only a linked file can
+                # lead elsewhere; resolving only those saves a stat per path component per file.
+                key = None if is_link or not overlapping else os.path.join(real_root, path[len(raw):].lstrip(os.sep))
+                add(path, key=key)
         elif os.path.isfile(raw):
             if not (force_exclude and (excluded(os.path.basename(raw), raw) or _in_excluded_directory(raw, excluded))):
                 add(raw, explicit=True)
@@ -64,7 +68,8 @@ def collect_files(paths: list[str], config: Config,
 
 
 def _walk(root: str, excluded: Excluder, errors: list[FileError]):
-    """`*.py` files under `root`, sorted, in depth-first order (os.scandir: no stat per file)."""
+    """(path, is a symbolic link) of the `*.py` files under `root`, sorted, depth first
+    (os.scandir: no stat per file)."""
     pending = [root]
     while pending:
         directory = pending.pop()
@@ -76,13 +81,12 @@ def _walk(root: str, excluded: Excluder, errors: list[FileError]):
             continue
         subdirectories = []
         for entry in entries:
-            path = os.path.join(directory, entry.name)
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if not excluded(entry.name, path):
-                        subdirectories.append(path)
-                elif entry.name.endswith(".py") and not excluded(entry.name, path) and entry.is_file():
-                    yield path
+                    if not excluded(entry.name, entry.path):
+                        subdirectories.append(entry.path)
+                elif entry.name.endswith(".py") and not excluded(entry.name, entry.path) and entry.is_file():
+                    yield entry.path, entry.is_symlink()
             except OSError:  # vanished, or a link loop: neither a file nor a directory to walk
                 continue
         pending.extend(reversed(subdirectories))

@@ -53,7 +53,12 @@ def relative_path(path: str, cwd: str | None = None) -> str:
     return relative.replace(os.sep, "/")
 
 
-def formats() -> dict:
-    from tfproc_lint.output import github, json_format, sarif, text
+FORMATS = {"text": "text", "json": "json_format", "sarif": "sarif", "github": "github"}  # name: module
 
-    return {"text": text.render, "json": json_format.render, "sarif": sarif.render, "github": github.render}
+
+def renderer(name: str):
+    """The render function of one format; its module (SARIF's pulls in the rule docs) is imported
+    only when that format is asked for."""
+    import importlib
+
+    return importlib.import_module(f"tfproc_lint.output.{FORMATS[name]}").render

@@ -147,7 +147,7 @@ def line_index(text: str):
 
 
 def _read(path: str) -> str | None:
-    from tfproc_lint.engine import SourceError, read_source
+    from tfproc_lint.source import SourceError, read_source
 
     try:
         return read_source(Path(path)).text
