@@ -1,8 +1,8 @@
 """How fast is tfproc-lint on real code? Side-by-side timings over the same files.
 
 Default corpus: the installed TensorFlow and Keras sources (found with importlib, without importing
-them). Each round runs, in a rotating order, as separate processes from an empty working directory
-(so that no project configuration is picked up):
+them). Each round runs, in a rotating order (reversed every other round), as separate processes
+from an empty working directory (so that no project configuration is picked up):
 
     tfproc-lint check PATHS                 default jobs (all cores)
     tfproc-lint check -j1 PATHS
@@ -313,8 +313,11 @@ def main(argv: list[str] | None = None) -> int:
         for round_number in range(args.rounds):
             say(f"lint_speed: round {round_number + 1}/{args.rounds}")
             subprocess_rows = [r for r in rows if r.argv and (r not in flake8_rows or round_number < flake8_rounds)]
+            # Rotate to spread drift evenly, and reverse every other round, so that rows that are
+            # compared (the two `flake8 --select F`) run in the order A, B one round and B, A the next.
             shift = round_number % len(subprocess_rows)
-            for row in subprocess_rows[shift:] + subprocess_rows[:shift]:  # rotate: spread drift evenly
+            order = subprocess_rows[shift:] + subprocess_rows[:shift]
+            for row in order[::-1] if round_number % 2 else order:
                 say(f"  {row.command}" + (f" ({row.note})" if row.note else ""))
                 run_command(row, cwd)
             for row, function, data in ((parse, parse_all, raw), (plugin, plugin_all, texts),
