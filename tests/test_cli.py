@@ -108,3 +108,22 @@ def test_force_exclude_applies_to_named_files(project) -> None:
 def test_diff_cannot_be_combined_with_a_format(project) -> None:
     result = run("check", "--diff", "--format", "json", "bad.py", cwd=project)
     assert result.returncode == 2 and "--diff" in result.stderr
+
+
+def test_a_file_reached_by_several_paths_is_checked_once(tmp_path, monkeypatch) -> None:
+    """Overlapping arguments, `..` in a path, a linked directory given as an argument and a
+    linked file inside the tree all lead to the same files: each is listed once, under the
+    spelling met first; a distinct file with the same name elsewhere is kept."""
+    from tfproc_lint.config import Config
+    from tfproc_lint.files import collect_files
+
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/a.py", "pkg/sub/b.py", "other.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    (tmp_path / "pkg" / "sub" / "a.py").write_text("y = 2\n")  # same name, another file
+    (tmp_path / "pkg" / "sub" / "link_to_a.py").symlink_to("../a.py")
+    (tmp_path / "alias").symlink_to("pkg")
+    monkeypatch.chdir(tmp_path)
+    files, errors = collect_files(["pkg", "pkg/sub/../sub", "alias", "pkg/a.py", "other.py"], Config())
+    assert not errors
+    assert [f.display for f in files] == ["pkg/a.py", "pkg/sub/a.py", "pkg/sub/b.py", "other.py"]
