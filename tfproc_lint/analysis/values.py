@@ -170,7 +170,7 @@ MAX_DEPTH = 6
 class Classifier:
     """Classifies expressions of one module; results are cached per (node, order)."""
 
-    def __init__(self, symbols: SymbolTable, module_start_method: str | None = None) -> None:
+    def __init__(self, symbols: SymbolTable) -> None:
         self.symbols = symbols
         self._cache: dict[tuple[int, int], Value] = {}
         self._active: set[tuple[int, int]] = set()

@@ -91,7 +91,7 @@ class StateCapturedByWorker(Rule):
             attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
         elif worker.kind in ("closure", "lambda"):
-            captured = self._captured_state(worker, analysis, crossing.site.order)
+            captured = self._captured_state(worker, analysis)
             if captured is None:
                 return
             name, value = captured
@@ -128,8 +128,9 @@ class StateCapturedByWorker(Rule):
         )
 
     @staticmethod
-    def _captured_state(worker, analysis, order):
-        """A name the closure or lambda reads from an enclosing function, bound to TF state."""
+    def _captured_state(worker, analysis):
+        """A name the closure or lambda reads from an enclosing function, bound to TF state (any
+        of the name's bindings there: the closure may run after any of them)."""
         if worker.kind == "lambda":
             body, own_scope = worker.lambda_node.body, worker.scope
         else:
@@ -139,8 +140,9 @@ class StateCapturedByWorker(Rule):
             owner = symbols.resolving_scope(name.value, own_scope)
             if owner is None or owner is own_scope or owner.kind not in ("function", "lambda"):
                 continue
-            if analysis.function_of(owner) is not None and name.value == analysis.function_of(owner).self_name:
-                klass = analysis.function_of(owner).class_info
+            enclosing = analysis.function_of(owner)
+            if enclosing is not None and name.value == enclosing.self_name:
+                klass = enclosing.class_info
                 held = dict(analysis.state_attributes(klass)) if klass else {}
                 for attribute in _self_attributes(body, name.value):
                     if attribute in held:
