@@ -43,6 +43,22 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """A second place a finding points to ("TensorFlow runtime started here"); 1-based line,
+    0-based column like `Diagnostic`."""
+
+    message: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def to_dict(self) -> dict:
+        return {"message": self.message, "line": self.line, "column": self.col + 1,
+                "end_line": self.end_line, "end_column": self.end_col + 1}
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """One finding. `line` is 1-based, `col` 0-based (flake8 and bugbear convention)."""
 
@@ -55,6 +71,7 @@ class Diagnostic:
     fix: Fix | None = None
     end_line: int | None = None
     end_col: int | None = None
+    related: tuple[Related, ...] = ()
 
     @property
     def sort_key(self) -> tuple:
@@ -71,6 +88,7 @@ class Diagnostic:
             "end_column": None if self.end_col is None else self.end_col + 1,
             "severity": self.severity.value,
             "fix": None if self.fix is None else self.fix.to_dict(),
+            "related": [r.to_dict() for r in self.related],
         }
 
 

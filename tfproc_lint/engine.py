@@ -15,7 +15,7 @@ import libcst as cst
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.prefilter import may_match
 from tfproc_lint.config import Config
-from tfproc_lint.diagnostics import Diagnostic, Edit, Fix
+from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.rules.base import Report, Rule, all_rules
 from tfproc_lint.source import DecodedSource, SourceError, decode, read_source  # noqa: F401 - re-exported
@@ -140,8 +140,14 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             fix=fix,
             end_line=position.end.line,
             end_col=position.end.column,
+            related=tuple(_related(analysis, node, text) for node, text in report.related),
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
+
+
+def _related(analysis: FileAnalysis, node, message: str) -> Related:
+    position = analysis.position(node)
+    return Related(message, position.start.line, position.start.column, position.end.line, position.end.column)
 
 
 def text_edits(before: str, after: str) -> tuple[Edit, ...]:

@@ -24,6 +24,7 @@ class Report:
     node: cst.CSTNode
     message: str
     fix: FixBuilder | None = None
+    related: tuple[tuple[cst.CSTNode, str], ...] = ()  # (node, "TensorFlow runtime started here")
 
 
 @dataclass(frozen=True)

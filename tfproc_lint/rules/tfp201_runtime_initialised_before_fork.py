@@ -124,6 +124,7 @@ class RuntimeInitialisedBeforeFork(Rule):
                 f"{initialised.reason}): its TensorFlow workers hang; create it from "
                 f"get_context(\"spawn\") or \"forkserver\"{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
+                related=((initialised.call, f"TensorFlow runtime started here: {initialised.reason}"),),
             )
 
 
