@@ -8,37 +8,53 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.execution import ExecutionWalk
+from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import as_range, compute_spans
 from tfproc_lint.analysis.routes import Crossing, RouteFinder
-from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
-from tfproc_lint.analysis.values import (
-    PROCESS_OWNERS, STATE, Classifier, Kind, Value, enclosing_function, literal_start_method,
-)
+from tfproc_lint.analysis.tf_usage import TensorFlowUsage
+from tfproc_lint.analysis.values import UNKNOWN, Classifier, Value, argument, enclosing_function, literal_start_method
+from tfproc_lint.analysis.walk import calls_in, fork_child_statements
 from tfproc_lint.config import Config
 
 
 @dataclass(eq=False)
 class Worker:
-    """What a worker process runs: a function, a bound method, a closure, a lambda, ..."""
+    """What a worker process runs: a function, a bound method, a closure, a lambda, the code a
+    forked child runs after `os.fork()`, ..."""
 
-    kind: str  # function | method | closure | lambda | tf_function | unknown
+    kind: str  # function | method | closure | lambda | tf_function | fork_child | unknown
     node: cst.BaseExpression
     scope: Scope
     function: FunctionInfo | None = None
     lambda_node: cst.Lambda | None = None
     instance_class: ClassInfo | None = None
+    instance_origin: cst.Call | None = None  # `Explainer(model)` when the worker is its bound method
+    statements: tuple = ()  # fork_child: the statements the child runs
 
 
 @dataclass(eq=False)
 class Owner:
-    """A pool, executor or process made in this file, with what its workers run."""
+    """A pool, executor or process made in this file (or an `os.fork()`, a joblib `Parallel`, a
+    Keras call with multiprocessing data workers), with what its workers run and receive."""
 
     value: Value
     construction: cst.Call
     site: CallSite
     workers: list[Worker] = field(default_factory=list)
-    fork_calls: list[cst.Call] = field(default_factory=list)
+    fork_calls: list[cst.Call] = field(default_factory=list)  # where processes start
+    crossings: list[Crossing] = field(default_factory=list)
+
+    @property
+    def noun(self) -> str:
+        return _OWNER_NOUNS.get(self.value.detail) or _OWNER_NOUNS[self.value.kind]
+
+
+_OWNER_NOUNS = {Kind.POOL: "pool", Kind.EXECUTOR: "executor", Kind.PROCESS: "process",
+                Kind.PARALLEL: "joblib Parallel", "os.fork": "os.fork() child",
+                "keras workers": "Keras data workers"}
 
 
 class FileAnalysis:
@@ -53,6 +69,10 @@ class FileAnalysis:
     @cached_property
     def tf(self) -> TensorFlowUsage:
         return TensorFlowUsage(self)
+
+    @cached_property
+    def execution(self) -> ExecutionWalk:
+        return ExecutionWalk(self)
 
     # crossings and owners ------------------------------------------------------------------------
     @cached_property
@@ -72,16 +92,19 @@ class FileAnalysis:
             owner = owners.get(value.origin)
             if owner is None:
                 origin_site = self._site_of(value.origin) or site
-                owner = owners[value.origin] = Owner(value, value.origin, origin_site, fork_calls=[value.origin])
+                # A Process forks at start(), an executor at its first submit; a pool at once.
+                fork_calls = [] if value.kind in (Kind.PROCESS, Kind.EXECUTOR) else [value.origin]
+                owner = owners[value.origin] = Owner(value, value.origin, origin_site, fork_calls=fork_calls)
             return owner
 
         for crossing in self.crossings:
             owner = owner_for(crossing.owner, crossing.site)
             if owner is None:
                 continue
+            owner.crossings.append(crossing)
             if crossing.callable is not None:
                 owner.workers.append(self.worker(crossing.callable, crossing.callable_scope, crossing.site.order))
-            if crossing.owner.kind is Kind.EXECUTOR and crossing.call is not owner.construction:
+            if crossing.owner.kind in (Kind.EXECUTOR, Kind.PARALLEL) and crossing.call is not owner.construction:
                 owner.fork_calls.append(crossing.call)
             if crossing.owner.kind is Kind.PROCESS and isinstance(crossing.owner.info, ClassInfo):
                 run = self.find_method(crossing.owner.info, "run")
@@ -95,7 +118,61 @@ class FileAnalysis:
                 owner = owner_for(value, site)
                 if owner is not None:
                     owner.fork_calls.append(site.node)
+            elif self.classifier.qualified_name(func, site.scope, site.order) in api.FORK_CALLS:
+                owners[site.node] = self._fork_child(site)
+            else:
+                keras = self._keras_workers(site)
+                if keras is not None:
+                    owners[site.node] = keras
+        for owner in owners.values():
+            if not owner.fork_calls:  # made but never started here: started elsewhere, or not at all
+                owner.fork_calls.append(owner.construction)
         return owners
+
+    def _fork_child(self, site: CallSite) -> Owner:
+        """`pid = os.fork()`: the child runs the `if pid == 0:` branch, or else what follows."""
+        call = site.node
+        value = Value(Kind.PROCESS, origin=call, method="fork", detail="os.fork")
+        statements = fork_child_statements(self.module, call)
+        worker = Worker("fork_child", call, site.scope, statements=tuple(statements))
+        return Owner(value, call, site, workers=[worker], fork_calls=[call])
+
+    def _keras_workers(self, site: CallSite) -> Owner | None:
+        """`model.fit(data, workers=4, use_multiprocessing=True)`, or a `PyDataset` made with
+        `use_multiprocessing=True`, given to fit/predict/evaluate: Keras forks a pool that runs
+        the dataset's `__getitem__` (or the generator) in each worker."""
+        call = site.node
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in api.KERAS_WORKER_METHODS and call.args):
+            return None
+        receiver = self.classifier.classify(func.value, site.scope, site.order)
+        if receiver.kind is not Kind.KERAS_MODEL:
+            return None
+        data = argument(call, 0, "x") or argument(call, 0, "generator")
+        if data is None:
+            return None
+        dataset = self.classifier.classify(data, site.scope, site.order)
+        worker_function = None
+        if dataset.kind is Kind.INSTANCE and isinstance(dataset.info, ClassInfo):
+            multiprocessing = _is_true_keyword(call, "use_multiprocessing") or self._dataset_uses_processes(dataset)
+            worker_function = self.find_method(dataset.info, "__getitem__") if multiprocessing else None
+        elif _is_true_keyword(call, "use_multiprocessing") and isinstance(data, cst.Call):
+            generator = self.classifier.classify(data.func, site.scope, site.order)
+            worker_function = generator.info if generator.kind is Kind.FUNCTION else None
+        if worker_function is None:
+            return None
+        value = Value(Kind.POOL, origin=call, method=None, detail="keras workers")
+        worker = Worker("function", data, site.scope, worker_function)
+        return Owner(value, call, site, workers=[worker], fork_calls=[call])
+
+    def _dataset_uses_processes(self, dataset: Value) -> bool:
+        """`MyDataset(..., use_multiprocessing=True)` or `super().__init__(use_multiprocessing=True)`."""
+        if isinstance(dataset.origin, cst.Call) and _is_true_keyword(dataset.origin, "use_multiprocessing"):
+            return True
+        init = self.find_method(dataset.info, "__init__")
+        if init is None:
+            return False
+        return any(_is_true_keyword(call, "use_multiprocessing") for call in calls_in(init.node.body))
 
     def _site_of(self, call: cst.Call) -> CallSite | None:
         return self._sites.get(call)
@@ -125,6 +202,8 @@ class FileAnalysis:
         file itself names the method."""
         if value.method and value.method not in ("default",):
             return value.method, ""
+        if value.method == "loky":
+            return "spawn", ""  # loky starts fresh interpreters: nothing is inherited
         if self.file_start_method:
             return self.file_start_method, ""
         return self.config.default_start_method()
@@ -139,8 +218,11 @@ class FileAnalysis:
                 method = self.find_method(klass, node.attr.value)
                 if method is not None:
                     static = method.self_name is None
+                    instance = self.classifier.classify(node.value, scope, order)
+                    origin = instance.origin if instance.kind is Kind.INSTANCE and isinstance(
+                        instance.origin, cst.Call) else None
                     return Worker("function" if static else "method", node, scope, method,
-                                  instance_class=None if static else klass)
+                                  instance_class=None if static else klass, instance_origin=origin)
             return Worker("unknown", node, scope)
         value = self.classifier.classify(node, scope, order)
         if value.kind is Kind.TF_FUNCTION:
@@ -166,12 +248,17 @@ class FileAnalysis:
     def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
         return self.classifier.method_of_class(klass, name)
 
-    def state_attributes(self, klass: ClassInfo, site: CallSite | None = None) -> list[tuple[str, Value]]:
+    def state_attributes(self, klass: ClassInfo, site: CallSite | None = None,
+                         instance: cst.Call | None = None) -> list[tuple[str, Value]]:
         """`self.x` attributes holding TF state once the object is constructed, and, when `site`
-        is in a method of the class, those that method assigned before reaching `site`."""
+        is in a method of the class, those that method assigned before reaching `site`. With the
+        `instance` construction call (`Explainer(model)`), `self.x = param` in `__init__` takes
+        the kind of the argument given for `param`."""
         found = []
         for name in self.classifier.class_attributes(klass):
             value = self.classifier.class_attribute(klass, name)
+            if value.kind not in STATE and instance is not None:
+                value = self._attribute_from_argument(klass, name, instance)
             if value.kind in STATE:
                 found.append((name, value))
         method = enclosing_function(site.scope) if site is not None else None
@@ -185,6 +272,21 @@ class FileAnalysis:
                     if value.kind in STATE:
                         found.append((name, value))
         return found
+
+    def _attribute_from_argument(self, klass: ClassInfo, name: str, instance: cst.Call) -> Value:
+        init = self.find_method(klass, "__init__")
+        site = self.site(instance)
+        if init is None or site is None:
+            return UNKNOWN
+        params = [p.name.value for p in init.node.params.params]
+        for binding in self.classifier.class_attributes(klass).get(name, []):
+            if isinstance(binding.value, cst.Name) and binding.value.value in params[1:] \
+                    and enclosing_function(binding.scope) is init:
+                index = params.index(binding.value.value) - 1
+                given = argument(instance, index, binding.value.value)
+                if given is not None:
+                    return self.classifier.classify(given, site.scope, site.order)
+        return UNKNOWN
 
     def sent_state(self, crossing: Crossing) -> list[tuple[cst.BaseExpression, Value]]:
         """The sent expressions that evaluate to TensorFlow state."""
@@ -212,3 +314,10 @@ class FileAnalysis:
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         text = " ".join(self.module.code_for_node(node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_true_keyword(call: cst.Call, name: str) -> bool:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return isinstance(arg.value, cst.Name) and arg.value.value == "True"
+    return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.routes import Crossing
-from tfproc_lint.analysis.values import STATE_NOUNS, Kind
+from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite, Scope, SymbolTable
-from tfproc_lint.analysis.values import Classifier, Kind, Value, argument, keyword, positional
+from tfproc_lint.analysis.values import Classifier, Value, argument, keyword, positional
 
 POOL_TASK_METHODS = {
     # method: (index of the callable, index of the iterable or args, how the data is given)
@@ -24,10 +26,15 @@ POOL_TASK_METHODS = {
     "starmap_async": (0, 1, "star_iterable"),
     "apply": (0, 1, "args"),
     "apply_async": (0, 1, "args"),
+    # pathos pools
+    "amap": (0, 1, "iterable"),
+    "uimap": (0, 1, "iterable"),
+    "pipe": (0, 1, "star_args"),
+    "apipe": (0, 1, "star_args"),
 }
 _ITERABLE_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)
 QUEUE_METHODS = {"put", "put_nowait"}
-ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | {"submit", "send", "start"}
+ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | api.PROXY_SENDING_METHODS | {"submit", "send", "start"}
 CONSTRUCTOR_NAMES = frozenset({"Pool", "Process", "ProcessPoolExecutor"})
 
 
@@ -65,12 +72,42 @@ class RouteFinder:
         if name in ROUTE_METHODS and isinstance(func, cst.Attribute):
             crossing = self._method_route(site, func, name)
             return [crossing] if crossing else []
+        if self._joblib and isinstance(func, (cst.Call, cst.Name)):
+            crossing = self._parallel_route(site)
+            if crossing is not None:
+                return [crossing]
         if name not in CONSTRUCTOR_NAMES and not self._may_construct(func, site):
             return []
         value = self.classifier.classify(call, site.scope, site.order)
         if value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.PROCESS) and value.origin is call:
             return self._constructor_routes(site, value)
         return []
+
+    @property
+    def _joblib(self) -> bool:
+        return any(name == "joblib" or name.startswith("joblib.") for name in self.symbols.imported_modules)
+
+    def _parallel_route(self, site: CallSite) -> Crossing | None:
+        """`Parallel(n_jobs=4)(delayed(f)(x, y) for x in xs)`: f is the worker, its arguments are sent."""
+        call = site.node
+        owner = self.classifier.classify(call.func, site.scope, site.order)
+        if owner.kind is not Kind.PARALLEL or not call.args:
+            return None
+        crossing = Crossing("joblib.Parallel", call, site, owner, "always")
+        tasks = call.args[0].value
+        scope = site.scope
+        if isinstance(tasks, (cst.GeneratorExp, cst.ListComp)):
+            scope = self.symbols.scope_of_node.get(tasks, scope)
+            tasks = tasks.elt
+        elif isinstance(tasks, (cst.List, cst.Tuple)) and tasks.elements:
+            tasks = tasks.elements[0].value
+        if isinstance(tasks, cst.Call) and isinstance(tasks.func, cst.Call) and tasks.func.args:
+            delayed = self.classifier.qualified_name(tasks.func.func, site.scope, site.order)
+            if delayed == "joblib.delayed":
+                self._set_callable(crossing, tasks.func.args[0].value, scope)
+                for arg in tasks.args:
+                    crossing.sent.append(Sent(arg.value, scope))
+        return crossing
 
     def _may_construct(self, func: cst.BaseExpression, site: CallSite) -> bool:
         """An alias (`P = Pool`, `from multiprocessing import Pool as P`) or a local subclass."""
@@ -117,6 +154,9 @@ class RouteFinder:
             if shape == "args":
                 self._add_elements(crossing, argument(call, data_index, "args"), site.scope)
                 self._add_elements(crossing, argument(call, data_index + 1, "kwds"), site.scope)
+            elif shape == "star_args":
+                for arg in call.args[1:]:
+                    crossing.sent.append(Sent(arg.value, site.scope))
             else:
                 data = argument(call, data_index, "iterable")
                 self._add_iterable(crossing, data, site.scope, starred=shape == "star_iterable")
@@ -141,6 +181,11 @@ class RouteFinder:
             pickled = "always" if (proxy or simple) else "feeder-thread"
             crossing = Crossing(f"{'Manager ' if proxy else ''}Queue.{name}", call, site, owner, pickled)
             self._add_value(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope)
+            return crossing
+        if kind is Kind.PROXY and name in api.PROXY_SENDING_METHODS:
+            crossing = Crossing(f"Manager proxy .{name}()", call, site, owner, "always")
+            for arg in call.args:
+                crossing.sent.append(Sent(arg.value, site.scope))
             return crossing
         if kind is Kind.CONNECTION and name == "send":
             crossing = Crossing("Connection.send", call, site, owner, "always")

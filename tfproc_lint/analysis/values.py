@@ -8,58 +8,15 @@ unpacking (`a, b = Pipe()`) and module globals a bounded number of steps.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.names import canonical
 from tfproc_lint.analysis.symbols import Binding, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.walk import calls_in
-
-
-class Kind(enum.Enum):
-    UNKNOWN = "unknown"
-    NONE = "None"
-    DATA = "data"
-    MODULE = "module"
-    FUNCTION = "function"  # a def in this file
-    CLASS = "class"  # a class defined in this file
-    INSTANCE = "instance"  # an instance of a class defined in this file
-    # TensorFlow runtime state
-    SESSION = "session"
-    GRAPH = "graph"
-    TF_FUNCTION = "tf.function"
-    DATASET = "dataset"
-    SAVED_MODEL = "saved_model"
-    KERAS_MODEL = "keras_model"
-    # processes
-    CONTEXT = "context"
-    POOL = "pool"
-    EXECUTOR = "executor"
-    PROCESS = "process"
-    PROCESS_CLASS = "process_class"
-    THREADS = "threads"  # thread pools, threads: never a process boundary
-    QUEUE = "queue"
-    PIPE_PAIR = "pipe_pair"
-    CONNECTION = "connection"
-    MANAGER = "manager"
-    PROXY = "proxy"
-
-
-TF1_STATE = frozenset({Kind.SESSION, Kind.GRAPH})
-TF2_STATE = frozenset({Kind.TF_FUNCTION, Kind.DATASET, Kind.SAVED_MODEL, Kind.KERAS_MODEL})
-STATE = TF1_STATE | TF2_STATE
-PROCESS_OWNERS = frozenset({Kind.POOL, Kind.EXECUTOR, Kind.PROCESS})
-
-STATE_NOUNS = {
-    Kind.SESSION: "TensorFlow session",
-    Kind.GRAPH: "TF1 graph object",
-    Kind.TF_FUNCTION: "tf.function",
-    Kind.DATASET: "tf.data.Dataset",
-    Kind.SAVED_MODEL: "loaded SavedModel",
-    Kind.KERAS_MODEL: "Keras model",
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,89 +37,8 @@ UNKNOWN = Value(Kind.UNKNOWN)
 NONE = Value(Kind.NONE)
 DATA = Value(Kind.DATA)
 
-# Constructors and loaders, by canonical name.
-_CALL_KINDS: dict[str, Kind] = {
-    "tensorflow.Session": Kind.SESSION,
-    "tensorflow.InteractiveSession": Kind.SESSION,
-    "tensorflow.train.MonitoredSession": Kind.SESSION,
-    "tensorflow.train.MonitoredTrainingSession": Kind.SESSION,
-    "tensorflow.train.SingularMonitoredSession": Kind.SESSION,
-    "keras.backend.get_session": Kind.SESSION,
-    "tensorflow.Graph": Kind.GRAPH,
-    "tensorflow.get_default_graph": Kind.GRAPH,
-    "tensorflow.placeholder": Kind.GRAPH,
-    "tensorflow.placeholder_with_default": Kind.GRAPH,
-    "tensorflow.train.Saver": Kind.GRAPH,
-    "tensorflow.train.import_meta_graph": Kind.GRAPH,
-    "tensorflow.function": Kind.TF_FUNCTION,
-    "tensorflow.saved_model.load": Kind.SAVED_MODEL,
-    "tensorflow_hub.load": Kind.SAVED_MODEL,
-    "keras.models.load_model": Kind.KERAS_MODEL,
-    "keras.saving.load_model": Kind.KERAS_MODEL,
-    "keras.Sequential": Kind.KERAS_MODEL,
-    "keras.models.Sequential": Kind.KERAS_MODEL,
-    "keras.Model": Kind.KERAS_MODEL,
-    "keras.models.Model": Kind.KERAS_MODEL,
-    "keras.models.clone_model": Kind.KERAS_MODEL,
-    "keras.models.model_from_json": Kind.KERAS_MODEL,
-    "keras.models.model_from_config": Kind.KERAS_MODEL,
-    "keras.models.model_from_yaml": Kind.KERAS_MODEL,
-    "tensorflow_datasets.load": Kind.DATASET,
-    "tensorflow.data.TFRecordDataset": Kind.DATASET,
-    "tensorflow.data.TextLineDataset": Kind.DATASET,
-    "tensorflow.data.FixedLengthRecordDataset": Kind.DATASET,
-    "tensorflow.data.experimental.make_csv_dataset": Kind.DATASET,
-    "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
-    "multiprocessing.Pool": Kind.POOL,
-    "multiprocessing.Process": Kind.PROCESS,
-    "multiprocessing.get_context": Kind.CONTEXT,
-    "multiprocessing.Queue": Kind.QUEUE,
-    "multiprocessing.SimpleQueue": Kind.QUEUE,
-    "multiprocessing.JoinableQueue": Kind.QUEUE,
-    "multiprocessing.Pipe": Kind.PIPE_PAIR,
-    "multiprocessing.Manager": Kind.MANAGER,
-    "multiprocessing.SyncManager": Kind.MANAGER,
-    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
-    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
-    "multiprocessing.ThreadPool": Kind.THREADS,
-    "threading.Thread": Kind.THREADS,
-}
-_THREAD_PREFIXES = ("multiprocessing.dummy.",)
-
-# Classes whose subclasses inherit a kind.
-_BASE_KINDS: dict[str, Kind] = {
-    "keras.Model": Kind.KERAS_MODEL,
-    "keras.models.Model": Kind.KERAS_MODEL,
-    "keras.Sequential": Kind.KERAS_MODEL,
-    "keras.models.Sequential": Kind.KERAS_MODEL,
-    "multiprocessing.Process": Kind.PROCESS,
-    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
-    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
-    "multiprocessing.ThreadPool": Kind.THREADS,
-    "multiprocessing.Pool": Kind.POOL,
-    "threading.Thread": Kind.THREADS,
-}
-
-# Methods that return another object of a known kind.
-_CONTEXT_METHODS = {
-    "Pool": Kind.POOL,
-    "Process": Kind.PROCESS,
-    "Queue": Kind.QUEUE,
-    "SimpleQueue": Kind.QUEUE,
-    "JoinableQueue": Kind.QUEUE,
-    "Pipe": Kind.PIPE_PAIR,
-    "Manager": Kind.MANAGER,
-}
-_MANAGER_METHODS = {"Queue": Kind.QUEUE, "JoinableQueue": Kind.QUEUE}
-_DATASET_METHODS = frozenset(
-    "batch padded_batch map flat_map filter shuffle repeat prefetch cache take skip shard zip "
-    "concatenate interleave unbatch window apply with_options rebatch enumerate ragged_batch "
-    "bucket_by_sequence_length group_by_window scan unique".split()
-)
-_DATASET_FACTORIES = frozenset(
-    "from_tensor_slices from_tensors from_generator range zip list_files load choose_from_datasets "
-    "sample_from_datasets counter random".split()
-)
+_CALL_KINDS = {**api.STATE_CONSTRUCTORS, **api.PROCESS_CONSTRUCTORS}
+_BASE_KINDS = {**api.STATE_BASES, **api.PROCESS_BASES}
 
 MAX_DEPTH = 6
 
@@ -176,24 +52,27 @@ class Classifier:
         self._active: set[tuple[int, int]] = set()
 
     # qualified names --------------------------------------------------------------------------
-    def qualified_name(self, node: cst.BaseExpression, scope: Scope, order: int, depth: int = 0) -> str | None:
-        """The canonical qualified name an expression refers to, e.g. `tf.compat.v1.Session`."""
+    def qualified_name(self, node: cst.BaseExpression, scope: Scope, order: int, depth: int = 0,
+                       raw: bool = False) -> str | None:
+        """The canonical qualified name an expression refers to: `tf.compat.v1.Session` ->
+        `tensorflow.Session`; with `raw`, the import path as spelled (`tensorflow.compat.v1.Session`)."""
         if depth > MAX_DEPTH:
             return None
+        name_of = (lambda name: name) if raw else canonical
         if isinstance(node, cst.Name):
             bindings = self.symbols.bindings_at(node.value, scope, order)
             if len(bindings) != 1:
                 return None
             binding = bindings[0]
             if binding.kind == "import":
-                return canonical(binding.qualified)
+                return name_of(binding.qualified)
             if binding.kind == "assign" and isinstance(binding.value, (cst.Name, cst.Attribute)):
                 # `Session = tf.compat.v1.Session`: an alias, followed one step.
-                return self.qualified_name(binding.value, binding.scope, binding.order, depth + 1)
+                return self.qualified_name(binding.value, binding.scope, binding.order, depth + 1, raw)
             return None
         if isinstance(node, cst.Attribute):
-            head = self.qualified_name(node.value, scope, order, depth + 1)
-            return canonical(f"{head}.{node.attr.value}") if head else None
+            head = self.qualified_name(node.value, scope, order, depth + 1, raw)
+            return name_of(f"{head}.{node.attr.value}") if head else None
         return None
 
     # classification ---------------------------------------------------------------------------
@@ -359,23 +238,74 @@ class Classifier:
         return lineage
 
     def class_base_kind(self, info: ClassInfo) -> Kind | None:
-        """The library kind a local class derives from (keras.Model, Process, executors)."""
+        """The library kind a local class derives from (keras.Model, Process, executors, a
+        multiprocessing context class)."""
         for klass in self.class_lineage(info):
             for base in klass.node.bases:
                 name = self.qualified_name(base.value, klass.outer, 10**9)
                 if name in _BASE_KINDS:
                     return _BASE_KINDS[name]
+                if name in api.CONTEXT_CLASSES or self._context_type_of(base.value, klass.outer):
+                    return Kind.CONTEXT
                 base_value = self.classify(base.value, klass.outer, 10**9)
                 if base_value.kind is Kind.CONTEXT and isinstance(base.value, cst.Attribute):
                     if base.value.attr.value == "Process":
                         return Kind.PROCESS
         return None
 
+    def class_context_method(self, info: ClassInfo) -> str | None:
+        """The start method of a local context class (`class C(ForkContext)`,
+        `class C(type(multiprocessing.get_context("fork")))`)."""
+        for klass in self.class_lineage(info):
+            for base in klass.node.bases:
+                name = self.qualified_name(base.value, klass.outer, 10**9)
+                if name in api.CONTEXT_CLASSES:
+                    return api.CONTEXT_CLASSES[name]
+                method = self._context_type_of(base.value, klass.outer)
+                if method:
+                    return method
+        return None
+
+    def _context_set_in_init(self, info: ClassInfo) -> str | None:
+        """A Pool subclass that passes its own context: `super().__init__(..., context=C())` or
+        `kwargs["context"] = C()` in its `__init__`."""
+        init = self.method_of_class(info, "__init__")
+        if init is None:
+            return None
+        candidates = [keyword(call, "context") for call in calls_in(init.node.body)]
+        for statement in init.node.body.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Assign) and any(
+                            isinstance(t.target, cst.Subscript) and "context" in self.symbols.module_node.code_for_node(
+                                t.target.slice[0]) for t in small.targets):
+                        candidates.append(small.value)
+        for candidate in candidates:
+            if candidate is not None:
+                context = self.classify(candidate, init.scope, 10**9)
+                if context.kind is Kind.CONTEXT:
+                    return context.method or "default"
+        return None
+
+    def _context_type_of(self, node: cst.BaseExpression, scope: Scope) -> str | None:
+        """`type(multiprocessing.get_context("fork"))` -> "fork"."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "type" \
+                and len(node.args) == 1 and not self.symbols.bindings_at("type", scope, 10**9):
+            inner = self.classify(node.args[0].value, scope, 10**9)
+            if inner.kind is Kind.CONTEXT:
+                return inner.method or "default"
+        return None
+
     def _classify_call(self, node: cst.Call, scope: Scope, order: int, depth: int) -> Value:
         func = node.func
         name = self.qualified_name(func, scope, order)
         if name is not None:
-            return self._classify_library_call(name, node, scope, order)
+            value = self._classify_library_call(name, node, scope, order)
+            if value.kind in PROCESS_OWNERS or value.kind is Kind.CONTEXT:
+                spelled = self.qualified_name(func, scope, order, raw=True) or ""
+                if spelled.startswith(api.DILL_POOL_MODULES):
+                    return Value(value.kind, value.origin, value.method, value.detail, value.info, {"pickler": "dill"})
+            return value
         if isinstance(func, cst.Call):
             # tf.function(jit_compile=True)(f)
             inner = self.qualified_name(func.func, scope, order)
@@ -388,9 +318,15 @@ class Classifier:
             callee = self.classify(func, scope, order, depth + 1)
             if callee.kind is Kind.CLASS and isinstance(callee.info, ClassInfo):
                 base = self.class_base_kind(callee.info)
+                if base is Kind.CONTEXT:
+                    return Value(Kind.CONTEXT, origin=node, detail=callee.info.node.name.value, info=callee.info,
+                                 method=self.class_context_method(callee.info))
                 if base in (Kind.KERAS_MODEL, Kind.PROCESS, Kind.EXECUTOR, Kind.THREADS, Kind.POOL):
+                    method = self._method_of(node, scope, order, base)
+                    if method is None and base is Kind.POOL:
+                        method = self._context_set_in_init(callee.info)
                     return Value(base, origin=node, detail=callee.info.node.name.value, info=callee.info,
-                                 method=self._method_of(node, scope, order, base))
+                                 method=method)
                 return Value(Kind.INSTANCE, origin=node, info=callee.info)
             if callee.kind is Kind.FUNCTION and isinstance(callee.info, FunctionInfo):
                 return self.returned_value(callee.info, depth + 1)
@@ -414,10 +350,10 @@ class Classifier:
     def _classify_library_call(self, name: str, node: cst.Call, scope: Scope, order: int) -> Value:
         kind = _CALL_KINDS.get(name)
         if kind is None:
-            if name.startswith(_THREAD_PREFIXES):
+            if name.startswith(api.THREAD_PREFIXES):
                 return Value(Kind.THREADS, origin=node, detail=name)
             if name.startswith("tensorflow.data.Dataset."):
-                if name.rsplit(".", 1)[1] in _DATASET_FACTORIES:
+                if name.rsplit(".", 1)[1] in api.DATASET_FACTORIES:
                     return Value(Kind.DATASET, origin=node, detail=name)
                 return UNKNOWN
             if name.startswith("keras.applications.") and name.rsplit(".", 1)[1][:1].isupper():
@@ -429,7 +365,11 @@ class Classifier:
             return UNKNOWN  # tf.function(jit_compile=True) alone is a decorator factory
         if kind is Kind.CONTEXT:
             return Value(kind, origin=node, method=literal_start_method(node), detail=name)
+        if kind is Kind.PARALLEL:
+            return _joblib_parallel(node, name)
         if kind in (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR):
+            if name.startswith("loky."):
+                return Value(kind, origin=node, detail=name, method="loky")
             return Value(kind, origin=node, detail=name, method=self._method_of(node, scope, order, kind))
         return Value(kind, origin=node, detail=name)
 
@@ -444,6 +384,11 @@ class Classifier:
                 return "unknown"
             if keyword(node, "max_tasks_per_child") is not None:
                 return "spawn"  # Python 3.11+: max_tasks_per_child without mp_context uses spawn
+        if kind is Kind.POOL:  # Pool(processes, initializer, initargs, maxtasksperchild, context)
+            argument = keyword(node, "context") or positional(node, 4)
+            if argument is not None:
+                context = self.classify(argument, scope, order)
+                return (context.method or "default") if context.kind is Kind.CONTEXT else "unknown"
         return None
 
     def _classify_method_call(self, node: cst.Call, func: cst.Attribute, scope: Scope, order: int, depth: int) -> Value:
@@ -455,21 +400,40 @@ class Classifier:
                 return self.returned_value(method, depth + 1)
         receiver = self.classify(func.value, scope, order, depth + 1)
         kind = receiver.kind
-        if kind is Kind.CONTEXT and attr in _CONTEXT_METHODS:
-            new_kind = _CONTEXT_METHODS[attr]
+        if kind is Kind.CONTEXT and attr in api.CONTEXT_METHODS:
+            new_kind = api.CONTEXT_METHODS[attr]
             return Value(new_kind, origin=node, method=receiver.method or "default",
-                         detail=f"multiprocessing.{attr}")
+                         detail=f"multiprocessing.{attr}", extra=receiver.extra)
         if kind is Kind.MANAGER:
-            if attr in _MANAGER_METHODS:
+            if attr in api.MANAGER_QUEUES:
                 return Value(Kind.QUEUE, origin=node, detail=f"Manager().{attr}", extra={"proxy": True})
             return Value(Kind.PROXY, origin=node)
-        if kind is Kind.DATASET and attr in _DATASET_METHODS:
+        if kind is Kind.DATASET and attr in api.DATASET_METHODS:
             return Value(Kind.DATASET, origin=receiver.origin, detail=receiver.detail)
-        if kind is Kind.GRAPH and attr in ("get_tensor_by_name", "get_operation_by_name"):
+        if kind is Kind.GRAPH and attr in api.GRAPH_LOOKUPS:
             return Value(Kind.GRAPH, origin=node, detail="graph tensor")
         if kind is Kind.KERAS_MODEL and attr == "compile":
             return NONE
         return UNKNOWN
+
+
+def _joblib_parallel(node: cst.Call, name: str) -> Value:
+    """`joblib.Parallel(n_jobs=..., backend=...)`: processes only with more than one job and a
+    process backend; loky (the default) starts fresh interpreters, "multiprocessing" forks."""
+    jobs = argument(node, 0, "n_jobs")
+    backend = argument(node, 1, "backend")
+    prefer = keyword(node, "prefer")
+    in_process = jobs is None or (isinstance(jobs, cst.Integer) and jobs.evaluated_value == 1) or (
+        isinstance(jobs, cst.Name) and jobs.value == "None")
+    backend_name = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
+    if in_process or backend_name in api.JOBLIB_IN_PROCESS_BACKENDS or (
+            isinstance(prefer, cst.SimpleString) and prefer.evaluated_value == "threads"):
+        return Value(Kind.THREADS, origin=node, detail=name)
+    if backend is not None and backend_name is None:
+        return Value(Kind.PARALLEL, origin=node, detail=name, method="unknown")
+    method = None if backend_name == "multiprocessing" else "loky"
+    return Value(Kind.PARALLEL, origin=node, detail=name, method=method,
+                 extra={"pickler": "pickle" if method is None else "cloudpickle"})
 
 
 def merge(values) -> Value:

@@ -150,3 +150,65 @@ def is_main_guard(statement: cst.CSTNode) -> bool:
     names = {p.value for p in parts if isinstance(p, cst.Name)}
     strings = {p.evaluated_value for p in parts if isinstance(p, cst.SimpleString)}
     return "__name__" in names and "__main__" in strings
+
+
+def fork_child_statements(module: cst.Module, fork_call: cst.Call) -> list[cst.CSTNode]:
+    """The statements a child runs after `pid = os.fork()`: the branch of the following
+    `if pid == 0:` / `if not pid:` (or the `else` of `if pid:`), else everything after the fork
+    in the same block (parent and child both run it)."""
+    block, index = _statement_holding(module, fork_call)
+    if block is None:
+        return []
+    statement = block[index]
+    pid = None
+    if isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.Assign):
+        target = statement.body[0].targets[0].target
+        pid = target.value if isinstance(target, cst.Name) else None
+    rest = list(block[index + 1:])
+    for following in rest:
+        if pid is not None and isinstance(following, cst.If):
+            branch = _child_branch(following, pid)
+            if branch is not None:
+                return list(branch)
+    return rest
+
+
+def _child_branch(node: cst.If, pid: str):
+    test = node.test
+    is_pid = lambda e: isinstance(e, cst.Name) and e.value == pid  # noqa: E731
+    is_zero = lambda e: isinstance(e, cst.Integer) and e.value == "0"  # noqa: E731
+    otherwise = node.orelse.body.body if isinstance(node.orelse, cst.Else) else ()
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and is_pid(test.expression):
+        return node.body.body
+    if is_pid(test):
+        return otherwise
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        sides = (test.left, right)
+        if any(is_pid(side) for side in sides) and any(is_zero(side) for side in sides):
+            if isinstance(operator, (cst.Equal, cst.Is)):
+                return node.body.body
+            if isinstance(operator, (cst.NotEqual, cst.GreaterThan, cst.IsNot)):
+                return otherwise
+    return None
+
+
+def _statement_holding(root: cst.CSTNode, node: cst.CSTNode):
+    """(the statement list, index) of the statement that contains `node`, innermost first."""
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        body = getattr(current, "body", None)
+        statements = body if isinstance(body, (list, tuple)) else getattr(body, "body", None)
+        if isinstance(statements, (list, tuple)):
+            for index, statement in enumerate(statements):
+                if statement is node or any(inner is node for inner in iter_tree(statement, enter_scopes=False)):
+                    if isinstance(statement, cst.SimpleStatementLine):
+                        return statements, index
+                    stack = [statement]
+                    break
+            else:
+                continue
+            continue
+        stack.extend(child_nodes(current))
+    return None, 0

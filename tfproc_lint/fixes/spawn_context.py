@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
-from tfproc_lint.analysis.values import Kind, keyword
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.values import keyword
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_import, add_keyword, runs_only_in_the_parent, spawn_context
 from tfproc_lint.fixes.base import FixBuilder

@@ -228,4 +228,3 @@ def _assignment_statement(analysis: FileAnalysis, value: cst.Call):
                 and node.body[0].value is value and len(node.body[0].targets) == 1:
             return node
     return None
-

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.values import TF1_STATE
+from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.values import TF2_STATE
+from tfproc_lint.analysis.kinds import TF2_STATE
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -48,14 +48,16 @@ class RuntimeStateCrossesProcess(Rule):
     )
     bad_examples = (
         Example(
+            "import multiprocessing as mp\n"
             "from concurrent.futures import ProcessPoolExecutor\n"
             "from functools import partial\n"
             "import tensorflow as tf\n\n"
             "def score(model, batch):\n"
             "    return model.predict(batch)\n\n"
-            "model = tf.keras.models.load_model('model.keras')\n"
-            "with ProcessPoolExecutor(2) as ex:\n"
-            "    list(ex.map(partial(score, model), batches))\n",
+            "if __name__ == '__main__':\n"
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            "    with ProcessPoolExecutor(2, mp_context=mp.get_context('spawn')) as ex:\n"
+            "        list(ex.map(partial(score, model), batches))\n",
             ("TFP102",),
         ),
         Example(

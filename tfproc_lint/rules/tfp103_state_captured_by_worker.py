@@ -6,7 +6,8 @@ import libcst as cst
 
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
-from tfproc_lint.analysis.values import STATE, STATE_NOUNS, Kind, merge
+from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
+from tfproc_lint.analysis.values import merge
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -84,7 +85,8 @@ class StateCapturedByWorker(Rule):
         pickled = outcomes.is_pickled(crossing, method)
         if worker.kind == "method" and worker.instance_class is not None:
             held = [(attribute, value, outcomes.outcome(value.kind, crossing, method))
-                    for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site)]
+                    for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
+                                                                      worker.instance_origin)]
             held = [entry for entry in held if entry[2] is not None]
             if not held:
                 return

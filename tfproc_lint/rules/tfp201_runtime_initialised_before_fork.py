@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import libcst as cst
-
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
-from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule
-
-MAX_CALL_DEPTH = 4
-
-
-@dataclass(frozen=True)
-class Initialised:
-    call: cst.Call
-    reason: str
 
 
 class RuntimeInitialisedBeforeFork(Rule):
@@ -109,135 +96,34 @@ class RuntimeInitialisedBeforeFork(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         forked = [owner for owner in analysis.owners.values()
-                  if analysis.start_method(owner.value)[0] == "fork"
-                  and any(analysis.tf.worker_uses_tensorflow(worker) for worker in owner.workers)]
+                  if analysis.start_method(owner.value)[0] == "fork" and analysis.tf.owner_runs_tensorflow(owner)]
         if not forked:
             return
-        walk = _ExecutionWalk(analysis, forked)
-        for owner, initialised in walk.run():
+        walk = analysis.execution
+        for owner in sorted(forked, key=lambda o: analysis.symbols.order_of_node.get(o.construction, 0)):
+            started = next((walk.started_before(call) for call in owner.fork_calls if walk.started_before(call)), None)
+            if started is None:
+                continue
             method, why = analysis.start_method(owner.value)
-            line = analysis.line_of(initialised.call)
-            what = {"POOL": "pool", "EXECUTOR": "executor", "PROCESS": "process"}[owner.value.kind.name]
+            line = analysis.line_of(started.call)
             yield Report(
                 owner.construction,
-                f"fork-started {what} after the parent initialised TensorFlow (line {line}: "
-                f"{initialised.reason}): its TensorFlow workers hang; create it from "
-                f"get_context(\"spawn\") or \"forkserver\"{outcomes.assumption(None, method, why)}",
+                f"{owner.noun} forked after the parent started TensorFlow's runtime (line {line}: "
+                f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner)}"
+                f"{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
-                related=((initialised.call, f"TensorFlow runtime started here: {initialised.reason}"),),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
             )
 
 
-class _ExecutionWalk:
-    """Walks the parent's statements in order, tracking whether the runtime is initialised."""
-
-    def __init__(self, analysis: FileAnalysis, forked: list[Owner]) -> None:
-        self.analysis = analysis
-        self.usage = analysis.tf
-        self.graph_mode = self.usage.graph_mode()
-        self.fork_points: dict[cst.Call, Owner] = {}
-        for owner in forked:
-            for call in owner.fork_calls:
-                self.fork_points.setdefault(call, owner)
-        self.found: dict[cst.Call, tuple[Owner, Initialised]] = {}
-        self._summaries: dict[tuple[cst.FunctionDef, bool], Initialised | None] = {}
-        self._active: set[cst.FunctionDef] = set()
-
-    def run(self) -> list[tuple[Owner, Initialised]]:
-        module = self.analysis.module
-        self.block(module.body, None, graph_building=False, depth=0)
-        # Functions may be entry points (console scripts, absl.app.run): walk each one, starting
-        # from what the module level did on import (the `__main__` block excluded).
-        on_import = self.block([s for s in module.body if not is_main_guard(s)], None, False, MAX_CALL_DEPTH)
-        for info in self.analysis.symbols.functions.values():
-            self.function(info, on_import, depth=1)
-        return sorted(self.found.values(), key=lambda pair: self.analysis.symbols.order_of_node[pair[0].construction])
-
-    # statements ----------------------------------------------------------------------------------
-    def block(self, statements, state, graph_building, depth):
-        for statement in statements:
-            state = self.statement(statement, state, graph_building, depth)
-        return state
-
-    def statement(self, node, state, graph_building, depth):
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            return state
-        if isinstance(node, cst.If):
-            state = self.expression(node.test, state, graph_building, depth)
-            then = self.block(node.body.body, state, graph_building, depth)
-            otherwise = state
-            if node.orelse is not None:
-                otherwise = self.statement(node.orelse, state, graph_building, depth) if isinstance(
-                    node.orelse, cst.If) else self.block(node.orelse.body.body, state, graph_building, depth)
-            return then or otherwise
-        if isinstance(node, cst.With):
-            building = graph_building
-            for item in node.items:
-                state = self.expression(item.item, state, graph_building, depth)
-                site = self.analysis.site(item.item) if isinstance(item.item, cst.Call) else None
-                if site is not None and self.usage.is_graph_context(item.item, site.scope, site.order):
-                    building = True
-            return self.block(node.body.body, state, building, depth)
-        if isinstance(node, (cst.For, cst.While)):
-            head = node.iter if isinstance(node, cst.For) else node.test
-            state = self.expression(head, state, graph_building, depth)
-            state = self.block(node.body.body, state, graph_building, depth)
-            if node.orelse is not None:
-                state = self.block(node.orelse.body.body, state, graph_building, depth)
-            return state
-        if isinstance(node, cst.Try):
-            state = self.block(node.body.body, state, graph_building, depth)
-            for handler in node.handlers:
-                state = self.block(handler.body.body, state, graph_building, depth) or state
-            for part in (node.orelse, node.finalbody):
-                if part is not None:
-                    state = self.block(part.body.body, state, graph_building, depth)
-            return state
-        if isinstance(node, cst.SimpleStatementLine):
-            for small in node.body:
-                state = self.expression(small, state, graph_building, depth)
-            return state
-        if isinstance(node, cst.BaseCompoundStatement) and hasattr(node, "body"):
-            return self.block(getattr(node.body, "body", ()), state, graph_building, depth)
-        return state
-
-    def expression(self, node, state, graph_building, depth):
-        for call in calls_in_evaluation_order(node):
-            state = self.call(call, state, graph_building, depth)
-        return state
-
-    # calls ---------------------------------------------------------------------------------------
-    def call(self, call: cst.Call, state, graph_building, depth):
-        owner = self.fork_points.get(call)
-        if owner is not None and state is not None:
-            self.check_fork(owner, state)
-        site = self.analysis.site(call)
-        if site is not None and depth < MAX_CALL_DEPTH:
-            callee = self.analysis.callee(call, site)
-            if callee is not None:
-                after = self.function(callee, state, depth + 1)
-                state = state or after
-        if state is None:
-            reason = self.usage.initialises_runtime(call, graph_building, self.graph_mode)
-            if reason is not None:
-                state = Initialised(call, reason)
-        return state
-
-    def function(self, info: FunctionInfo, state, depth) -> Initialised | None:
-        """Walk a called function; returns the initialisation it performs (or passes through)."""
-        key = (info.node, state is not None)
-        if key in self._summaries:
-            return self._summaries[key] if state is None else state
-        if info.node in self._active or depth > MAX_CALL_DEPTH:
-            return state
-        self._active.add(info.node)
-        try:
-            result = self.block(info.node.body.body, state, False, depth)
-        finally:
-            self._active.discard(info.node)
-        self._summaries[key] = result
-        return result
-
-    def check_fork(self, owner: Owner, state: Initialised) -> None:
-        self.found.setdefault(owner.construction, (owner, state))
-
+def _remedy(owner: Owner) -> str:
+    detail = owner.value.detail
+    if detail == "os.fork":
+        return "fork before TensorFlow starts, or start a process from multiprocessing.get_context(\"spawn\")"
+    if detail == "keras workers":
+        return "keep TensorFlow out of the dataset's __getitem__, or set use_multiprocessing=False"
+    if owner.value.kind is Kind.PARALLEL:
+        return "use joblib's default loky backend"
+    if owner.value.kind is Kind.EXECUTOR:
+        return "pass mp_context=multiprocessing.get_context(\"spawn\") (or \"forkserver\")"
+    return "create it from multiprocessing.get_context(\"spawn\") (or \"forkserver\")"

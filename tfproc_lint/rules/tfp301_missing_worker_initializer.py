@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tfproc_lint.analysis.dependence import derived_names, reads_any
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.names import is_tensorflow
 from tfproc_lint.analysis.routes import has_initializer, one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import Kind
-from tfproc_lint.analysis.walk import calls_in_evaluation_order
+from tfproc_lint.analysis.values import argument
+from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, iter_tree
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -107,7 +110,13 @@ class MissingWorkerInitializer(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         if worker.function is None or worker.kind not in ("function", "method"):
             return
+        if pool_owner := analysis.owners.get(owner.origin):
+            if _one_task_per_worker(analysis, pool_owner):
+                return
         builders = per_task_builders(analysis, worker.function)
+        derived = derived_names(worker.function.node)
+        if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
+            return  # what is built comes from the task: one per worker could not serve every task
         if not builders:
             return
         builder = builders[0]
@@ -115,8 +124,8 @@ class MissingWorkerInitializer(Rule):
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
-            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`); build it once per worker "
-            f"with {pool}(initializer=...)",
+            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): build it once per worker "
+            f"with {pool}(initializer=...), one build per worker instead of one per task",
             fix=MoveStateToInitializer(analysis.owners[owner.origin], worker.function, builders)
             if worker.kind == "function" and owner.origin in analysis.owners else None,
         )
@@ -138,6 +147,62 @@ def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.
                 if per_task_builders(analysis, helper, depth + 1):
                     builders.append(call)
     return builders
+
+
+def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: set[str]) -> bool:
+    """The build reads the task's data: in its own arguments (`load_model(task_path)`), or, for a
+    graph or session, in what was built into the graph before it (`tf.placeholder(shape=task_dim)`,
+    `build_graph(task)`)."""
+    if reads_any(builder, derived):
+        return True
+    site = analysis.site(builder)
+    value = analysis.classifier.classify(builder, site.scope, site.order) if site else None
+    if value is None or value.kind not in (Kind.SESSION, Kind.GRAPH):
+        return False
+    order = analysis.symbols.order_of_node.get(builder, 0)
+    for call in calls_in(info.node.body):
+        if analysis.symbols.order_of_node.get(call, 0) >= order or not reads_any(call, derived):
+            continue
+        call_site = analysis.site(call)
+        name = analysis.classifier.qualified_name(call.func, call_site.scope, call_site.order) if call_site else None
+        if is_tensorflow(name) or (call_site and analysis.callee(call, call_site)):
+            return True
+    return False
+
+
+def _one_task_per_worker(analysis, owner) -> bool:
+    """Each pool runs no more tasks than it has workers, so per task is already per worker: a pool
+    made per batch in a loop with one worker per item (`Pool(len(batch)).map(f, batch)`), or a
+    pool given a single task (`Pool(1).apply(f, args)`)."""
+    crossings = [c for c in owner.crossings if c.call is not owner.construction]
+    if not crossings:
+        return False
+    if all(c.route.endswith(("apply", "apply_async", "submit")) for c in crossings):
+        return not any(_in_loop_below(analysis, c.call, owner.construction) for c in crossings)
+    processes = argument(owner.construction, 0, "processes") or argument(owner.construction, 0, "max_workers")
+    if isinstance(processes, cst.Call) and isinstance(processes.func, cst.Name) and processes.func.value == "len" \
+            and processes.args:
+        sized = analysis.code(processes.args[0].value)
+        return all(_mapped_iterable(c) == sized for c in crossings)
+    return False
+
+
+def _mapped_iterable(crossing) -> str | None:
+    data = argument(crossing.call, 1, "iterable")
+    return " ".join(cst.Module([]).code_for_node(data).split()) if data is not None else None
+
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+
+
+def _in_loop_below(analysis, call: cst.Call, construction: cst.Call) -> bool:
+    """`call` sits in a loop (or comprehension) that does not also contain the pool's construction."""
+    for node in iter_tree(analysis.module):
+        if isinstance(node, _LOOPS):
+            inside = {id(n) for n in iter_tree(node, enter_scopes=False) if n is not node}
+            if id(call) in inside and id(construction) not in inside:
+                return True
+    return False
 
 
 def _unguarded_calls(statements):

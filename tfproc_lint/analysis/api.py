@@ -1,0 +1,223 @@
+"""What tfproc-lint knows about the libraries' APIs, as data, in one place.
+
+Names are canonical (see names.py: `tf.compat.v1.Session` -> `tensorflow.Session`,
+`tf.keras.models.load_model` -> `keras.models.load_model`, `multiprocess.Pool` ->
+`multiprocessing.Pool`). tests/test_api_knowledge.py checks every TensorFlow, Keras and process
+name below against the installed libraries, so a renamed or removed API shows up as a failing
+test rather than as a silent miss. The analysis modules read these tables; they hold no word
+lists of their own.
+"""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis.kinds import Kind
+
+# --- TensorFlow runtime state: constructors and loaders -------------------------------------------
+STATE_CONSTRUCTORS: dict[str, Kind] = {
+    "tensorflow.Session": Kind.SESSION,
+    "tensorflow.InteractiveSession": Kind.SESSION,
+    "tensorflow.train.MonitoredSession": Kind.SESSION,
+    "tensorflow.train.MonitoredTrainingSession": Kind.SESSION,
+    "tensorflow.train.SingularMonitoredSession": Kind.SESSION,
+    "keras.backend.get_session": Kind.SESSION,
+    "tensorflow.Graph": Kind.GRAPH,
+    "tensorflow.get_default_graph": Kind.GRAPH,
+    "tensorflow.placeholder": Kind.GRAPH,
+    "tensorflow.placeholder_with_default": Kind.GRAPH,
+    "tensorflow.train.Saver": Kind.GRAPH,
+    "tensorflow.train.import_meta_graph": Kind.GRAPH,
+    # TF1 input pipelines: graph state too (queues, their runners, graph iterators).
+    "tensorflow.FIFOQueue": Kind.GRAPH,
+    "tensorflow.RandomShuffleQueue": Kind.GRAPH,
+    "tensorflow.PaddingFIFOQueue": Kind.GRAPH,
+    "tensorflow.PriorityQueue": Kind.GRAPH,
+    "tensorflow.queue.FIFOQueue": Kind.GRAPH,
+    "tensorflow.queue.RandomShuffleQueue": Kind.GRAPH,
+    "tensorflow.queue.PaddingFIFOQueue": Kind.GRAPH,
+    "tensorflow.queue.PriorityQueue": Kind.GRAPH,
+    "tensorflow.train.QueueRunner": Kind.GRAPH,
+    "tensorflow.data.make_one_shot_iterator": Kind.GRAPH,
+    "tensorflow.data.make_initializable_iterator": Kind.GRAPH,
+    "tensorflow.get_variable": Kind.GRAPH,
+    "tensorflow.function": Kind.TF_FUNCTION,
+    "tensorflow.saved_model.load": Kind.SAVED_MODEL,
+    "tensorflow_hub.load": Kind.SAVED_MODEL,
+    "keras.models.load_model": Kind.KERAS_MODEL,
+    "keras.saving.load_model": Kind.KERAS_MODEL,
+    "keras.Sequential": Kind.KERAS_MODEL,
+    "keras.models.Sequential": Kind.KERAS_MODEL,
+    "keras.Model": Kind.KERAS_MODEL,
+    "keras.models.Model": Kind.KERAS_MODEL,
+    "keras.models.clone_model": Kind.KERAS_MODEL,
+    "keras.models.model_from_json": Kind.KERAS_MODEL,
+    "keras.models.model_from_config": Kind.KERAS_MODEL,
+    "keras.models.model_from_yaml": Kind.KERAS_MODEL,
+    "tensorflow_datasets.load": Kind.DATASET,
+    "tensorflow.data.TFRecordDataset": Kind.DATASET,
+    "tensorflow.data.TextLineDataset": Kind.DATASET,
+    "tensorflow.data.FixedLengthRecordDataset": Kind.DATASET,
+    "tensorflow.data.experimental.make_csv_dataset": Kind.DATASET,
+    "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
+}
+# Names of old releases, still found in real code, that the installed versions no longer have.
+REMOVED_NAMES = frozenset({"keras.models.model_from_yaml", "tensorflow.contrib."})
+
+# In graph mode a variable is a graph node: graph state, not an eager resource.
+GRAPH_MODE_STATE: dict[str, Kind] = {"tensorflow.Variable": Kind.GRAPH}
+
+# Local classes deriving from these are instances of that kind.
+STATE_BASES: dict[str, Kind] = {
+    "keras.Model": Kind.KERAS_MODEL,
+    "keras.models.Model": Kind.KERAS_MODEL,
+    "keras.Sequential": Kind.KERAS_MODEL,
+    "keras.models.Sequential": Kind.KERAS_MODEL,
+}
+
+DATASET_METHODS = frozenset(
+    "batch padded_batch map flat_map filter shuffle repeat prefetch cache take skip shard zip "
+    "concatenate interleave unbatch window apply with_options rebatch enumerate ragged_batch "
+    "bucket_by_sequence_length group_by_window scan unique".split()
+)
+DATASET_FACTORIES = frozenset(
+    "from_tensor_slices from_tensors from_generator range zip list_files load choose_from_datasets "
+    "sample_from_datasets counter random".split()
+)
+DATASET_ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+GRAPH_LOOKUPS = frozenset({"get_tensor_by_name", "get_operation_by_name"})
+
+# --- What starts TensorFlow's runtime (its process-wide thread pools) ------------------------------
+# tf.<namespace>.<function> that run ops eagerly (lower-case functions; classes are not ops).
+EAGER_OP_NAMESPACES = frozenset(
+    "math linalg nn random image signal strings sparse raw_ops bitwise ragged audio".split()
+)
+NOT_OPS = frozenset({"random.set_seed", "random.get_global_generator", "random.experimental"})
+TOP_LEVEL_OPS = frozenset(
+    """constant Variable convert_to_tensor matmul add subtract multiply divide add_n zeros ones
+    fill range reshape cast concat stack unstack split tile pad gather gather_nd scatter_nd where
+    reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_any reduce_all einsum tensordot
+    transpose square sqrt exp abs norm one_hot argmax argmin eye zeros_like ones_like expand_dims
+    squeeze identity sort argsort maximum minimum clip_by_value clip_by_norm boolean_mask cumsum
+    sigmoid tanh print random_normal random_uniform truncated_normal linspace meshgrid""".split()
+)
+# Queries that create the devices, and with them the runtime (measured: a fork pool after them
+# hangs); `tf.config.list_physical_devices` does not (measured: works).
+RUNTIME_QUERIES = frozenset({
+    "tensorflow.python.client.device_lib.list_local_devices",
+    "tensorflow.test.is_gpu_available",
+    "tensorflow.test.gpu_device_name",
+    "tensorflow.config.list_logical_devices",
+    "tensorflow.config.experimental.list_logical_devices",
+})
+MODEL_RUNS = frozenset(
+    "predict fit evaluate predict_on_batch train_on_batch test_on_batch build predict_step "
+    "fit_generator predict_generator evaluate_generator".split()
+)
+SESSION_RUNS = frozenset({"run", "partial_run"})
+# Keras constructors that create weights at once when given arguments.
+KERAS_BUILDS_AT_ONCE = frozenset({
+    "keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model",
+    "keras.models.model_from_json", "keras.models.model_from_config", "keras.Model", "keras.models.Model",
+})
+KERAS_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
+KERAS_APPLICATIONS = "keras.applications."
+
+# --- TensorFlow 1 graph mode ------------------------------------------------------------------------
+# Calling one of these makes every later op of the process build graph nodes instead of running.
+GRAPH_MODE_SWITCHES = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+# The TF1 API: code written against it runs in graph mode (TF1's default, and these raise under
+# TF2's eager execution). Canonical names; `tf.contrib` is matched as a prefix.
+TF1_GRAPH_API = frozenset({
+    "tensorflow.placeholder", "tensorflow.placeholder_with_default", "tensorflow.get_variable",
+    "tensorflow.variable_scope", "tensorflow.global_variables_initializer",
+    "tensorflow.initialize_all_variables", "tensorflow.local_variables_initializer",
+    "tensorflow.train.start_queue_runners",
+})
+TF1_ONLY_PREFIXES = ("tensorflow.contrib.",)
+# Spelled without `compat.v1` (raw import path), these exist only in TensorFlow 1.x.
+TF1_ONLY_SPELLINGS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder"})
+
+# TF1: calls that run a graph (and so start the runtime) besides Session creation and run().
+GRAPH_RUNS = frozenset({"eval"})  # tensor.eval(), operation.run() need a default session
+
+# --- Configuration that must come before the runtime starts (issue 11) -----------------------------
+RUNTIME_CONFIGURATION = frozenset({
+    "tensorflow.config.threading.set_inter_op_parallelism_threads",
+    "tensorflow.config.threading.set_intra_op_parallelism_threads",
+    "tensorflow.config.set_logical_device_configuration",
+    "tensorflow.config.experimental.set_virtual_device_configuration",
+    "tensorflow.config.experimental.set_memory_growth",
+    "tensorflow.config.set_visible_devices",
+    "tensorflow.config.experimental.set_visible_devices",
+})
+
+# --- Processes -------------------------------------------------------------------------------------
+PROCESS_CONSTRUCTORS: dict[str, Kind] = {
+    "multiprocessing.Pool": Kind.POOL,
+    "multiprocessing.Process": Kind.PROCESS,
+    "multiprocessing.get_context": Kind.CONTEXT,
+    "multiprocessing.Queue": Kind.QUEUE,
+    "multiprocessing.SimpleQueue": Kind.QUEUE,
+    "multiprocessing.JoinableQueue": Kind.QUEUE,
+    "multiprocessing.Pipe": Kind.PIPE_PAIR,
+    "multiprocessing.Manager": Kind.MANAGER,
+    "multiprocessing.SyncManager": Kind.MANAGER,
+    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
+    "loky.ProcessPoolExecutor": Kind.EXECUTOR,
+    "loky.get_reusable_executor": Kind.EXECUTOR,
+    "joblib.Parallel": Kind.PARALLEL,
+    "pathos.multiprocessing.ProcessingPool": Kind.POOL,
+    "pathos.multiprocessing.ProcessPool": Kind.POOL,
+    "pathos.pools.ProcessPool": Kind.POOL,
+    "pathos.pools._ProcessPool": Kind.POOL,
+    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
+    "multiprocessing.ThreadPool": Kind.THREADS,
+    "threading.Thread": Kind.THREADS,
+    "pathos.pools.ThreadPool": Kind.THREADS,
+    "pathos.multiprocessing.ThreadPool": Kind.THREADS,
+}
+THREAD_PREFIXES = ("multiprocessing.dummy.", "pathos.threading.")
+PROCESS_BASES: dict[str, Kind] = {
+    "multiprocessing.Process": Kind.PROCESS,
+    "multiprocessing.Pool": Kind.POOL,
+    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
+    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
+    "multiprocessing.ThreadPool": Kind.THREADS,
+    "threading.Thread": Kind.THREADS,
+}
+# Context classes (`class C(multiprocessing.context.ForkContext)`) and their start methods.
+CONTEXT_CLASSES = {
+    "multiprocessing.ForkContext": "fork",
+    "multiprocessing.SpawnContext": "spawn",
+    "multiprocessing.ForkServerContext": "forkserver",
+    "multiprocessing.DefaultContext": "default",
+}
+CONTEXT_METHODS: dict[str, Kind] = {
+    "Pool": Kind.POOL,
+    "Process": Kind.PROCESS,
+    "Queue": Kind.QUEUE,
+    "SimpleQueue": Kind.QUEUE,
+    "JoinableQueue": Kind.QUEUE,
+    "Pipe": Kind.PIPE_PAIR,
+    "Manager": Kind.MANAGER,
+}
+MANAGER_QUEUES = frozenset({"Queue", "JoinableQueue"})
+# Methods of Manager proxies that send their argument to the manager process (pickled).
+PROXY_SENDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "__setitem__", "set"})
+SET_START_METHOD = "multiprocessing.set_start_method"
+FORK_CALLS = frozenset({"os.fork", "os.forkpty"})
+# Library pools that pickle with dill (lambdas and closures travel) or cloudpickle.
+DILL_POOL_MODULES = ("multiprocess.", "pathos.")
+# joblib backends that start no process.
+JOBLIB_IN_PROCESS_BACKENDS = frozenset({"threading", "sequential", "dask"})
+# Keras data workers: `use_multiprocessing=True` with `workers=N` starts processes.
+KERAS_WORKER_METHODS = frozenset({"fit", "fit_generator", "predict", "predict_generator", "evaluate",
+                                  "evaluate_generator"})
+KERAS_DATASET_BASES = frozenset({"keras.utils.PyDataset", "keras.utils.Sequence", "keras.utils.data_utils.Sequence"})
+
+# --- Program exits ------------------------------------------------------------------------------------
+PROCESS_EXITS = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
+BUILTIN_EXITS = frozenset({"exit", "quit"})
+
+# --- Names a fix may add ----------------------------------------------------------------------------
+FIX_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
+                         "tensorflow_hub.load"})

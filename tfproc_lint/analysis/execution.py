@@ -1,0 +1,285 @@
+"""The parent's statements in execution order: where TensorFlow's runtime may have started.
+
+The walk follows the module's statements (the `__main__` block included) and, through calls,
+functions, methods and constructors of the same file, up to a depth. It follows control flow:
+a branch that ends in `return`, `raise`, `sys.exit()` / `os._exit()`, `break` or `continue` does
+not flow into the statements after it. The state is "the runtime may have started", so where paths
+meet (after an `if`, a loop, a call) it is the union over them. Each function is also walked as an
+entry point from the state the module's import leaves (console scripts, `absl.app.run(main)`).
+
+The result: for every call and assignment the walk reached, the first runtime start that may
+precede it, or None. Rules look up the calls they care about (fork points, configuration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.symbols import FunctionInfo
+from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard
+
+if TYPE_CHECKING:
+    from tfproc_lint.analysis.file_analysis import FileAnalysis
+
+MAX_CALL_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class RuntimeStart:
+    call: cst.Call
+    reason: str
+
+
+class _Unreachable:
+    """The state after a statement that never completes normally."""
+
+    def __repr__(self) -> str:
+        return "UNREACHABLE"
+
+
+UNREACHABLE = _Unreachable()
+State = "RuntimeStart | None | _Unreachable"
+
+
+def join(*states):
+    """Where paths meet: reachable if any path is; started if any reachable path started."""
+    reachable = [s for s in states if s is not UNREACHABLE]
+    if not reachable:
+        return UNREACHABLE
+    return next((s for s in reachable if s is not None), None)
+
+
+@dataclass
+class _Frame:
+    """Where abrupt exits go: a function's returns, a loop's breaks and continues, a try's raises."""
+
+    returns: list = field(default_factory=list)
+    breaks: list = field(default_factory=list)
+    continues: list = field(default_factory=list)
+    raises: list = field(default_factory=list)
+
+
+class ExecutionWalk:
+    def __init__(self, analysis: "FileAnalysis") -> None:
+        self.analysis = analysis
+        self.usage = analysis.tf
+        self.classifier = analysis.classifier
+        self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}
+        self._summaries: dict[tuple, object] = {}
+        self._active: set[cst.FunctionDef] = set()
+        self._functions: list[_Frame] = []
+        self._loops: list[_Frame] = []
+        self._tries: list[_Frame] = []
+        self._run()
+
+    def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
+        return self.state_at.get(node)
+
+    # entry points ----------------------------------------------------------------------------------
+    def _run(self) -> None:
+        module = self.analysis.module
+        self._with_function_frame(lambda: self.block(module.body, None, False, 0))
+        on_import = self._with_function_frame(
+            lambda: self.block([s for s in module.body if not is_main_guard(s)], None, False, MAX_CALL_DEPTH))
+        if on_import is UNREACHABLE:
+            return
+        for info in self.analysis.symbols.functions.values():
+            self.function(info, on_import, False, depth=1)
+
+    def _with_function_frame(self, walk):
+        self._functions.append(_Frame())
+        try:
+            end = walk()
+        finally:
+            frame = self._functions.pop()
+        return join(end, *frame.returns)
+
+    # statements ------------------------------------------------------------------------------------
+    def block(self, statements, state, graph, depth):
+        for statement in statements:
+            if state is UNREACHABLE:
+                return UNREACHABLE
+            state = self.statement(statement, state, graph, depth)
+        return state
+
+    def suite(self, node, state, graph, depth):
+        body = getattr(node, "body", None)
+        if isinstance(body, cst.BaseSuite):
+            body = body.body
+        if isinstance(body, (list, tuple)):
+            return self.block(body, state, graph, depth)
+        return state
+
+    def statement(self, node, state, graph, depth):
+        if isinstance(node, cst.FunctionDef):
+            for decorator in node.decorators:
+                state = self.expression(decorator.decorator, state, graph, depth)
+            return state
+        if isinstance(node, cst.ClassDef):
+            body = [s for s in node.body.body if not isinstance(s, cst.FunctionDef)]
+            return self.block(body, state, graph, depth)  # a class body runs where it stands
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                state = self.small_statement(small, state, graph, depth)
+                if state is UNREACHABLE:
+                    return UNREACHABLE
+            return state
+        if isinstance(node, cst.If):
+            return self.if_statement(node, state, graph, depth)
+        if isinstance(node, cst.With):
+            building = graph
+            for item in node.items:
+                state = self.expression(item.item, state, graph, depth)
+                site = self.analysis.site(item.item) if isinstance(item.item, cst.Call) else None
+                if site is not None and self.usage.is_graph_context(item.item, site.scope, site.order):
+                    building = True
+            if state is UNREACHABLE:
+                return state
+            return self.suite(node, state, building, depth)
+        if isinstance(node, (cst.For, cst.While)):
+            return self.loop(node, state, graph, depth)
+        if isinstance(node, (cst.Try, cst.TryStar)):
+            return self.try_statement(node, state, graph, depth)
+        if isinstance(node, cst.Match):
+            state = self.expression(node.subject, state, graph, depth)
+            ends = [self.suite(case, state, graph, depth) for case in node.cases]
+            return join(state, *ends)
+        return self.suite(node, state, graph, depth)
+
+    def small_statement(self, node, state, graph, depth):
+        state = self.expression(node, state, graph, depth)
+        if state is UNREACHABLE:
+            return state
+        if isinstance(node, cst.Return):
+            self._functions[-1].returns.append(state)
+            return UNREACHABLE
+        if isinstance(node, cst.Raise):
+            if self._tries:
+                self._tries[-1].raises.append(state)
+            return UNREACHABLE
+        if isinstance(node, cst.Break) and self._loops:
+            self._loops[-1].breaks.append(state)
+            return UNREACHABLE
+        if isinstance(node, cst.Continue) and self._loops:
+            self._loops[-1].continues.append(state)
+            return UNREACHABLE
+        if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and self.exits_process(node.value):
+            return UNREACHABLE
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+            self._record(node, state)
+        return state
+
+    def if_statement(self, node: cst.If, state, graph, depth):
+        state = self.expression(node.test, state, graph, depth)
+        if state is UNREACHABLE:
+            return state
+        then = self.suite(node, state, graph, depth)
+        if node.orelse is None:
+            otherwise = state
+        elif isinstance(node.orelse, cst.If):
+            otherwise = self.if_statement(node.orelse, state, graph, depth)
+        else:
+            otherwise = self.suite(node.orelse, state, graph, depth)
+        return join(then, otherwise)
+
+    def loop(self, node, state, graph, depth):
+        head = node.iter if isinstance(node, cst.For) else node.test
+        state = self.expression(head, state, graph, depth)
+        if state is UNREACHABLE:
+            return state
+        frame = _Frame()
+        self._loops.append(frame)
+        try:
+            end = self.suite(node, state, graph, depth)
+        finally:
+            self._loops.pop()
+        forever = isinstance(node, cst.While) and _is_true(node.test)
+        exhausted = UNREACHABLE if forever else join(state, end, *frame.continues)
+        if node.orelse is not None and exhausted is not UNREACHABLE:
+            exhausted = self.suite(node.orelse, exhausted, graph, depth)
+        return join(exhausted, *frame.breaks)
+
+    def try_statement(self, node, state, graph, depth):
+        frame = _Frame()
+        self._tries.append(frame)
+        try:
+            end = self.suite(node, state, graph, depth)
+        finally:
+            self._tries.pop()
+        # A handler may run after any part of the body: from the start, the end or a raise.
+        handler_entry = join(state, end, *frame.raises)
+        ends = [self.suite(handler, handler_entry, graph, depth) for handler in node.handlers]
+        if node.orelse is not None and end is not UNREACHABLE:
+            end = self.suite(node.orelse, end, graph, depth)
+        after = join(end, *ends)
+        if node.finalbody is not None:
+            final_entry = join(after, handler_entry)
+            final_end = self.suite(node.finalbody, final_entry, graph, depth)
+            return UNREACHABLE if final_end is UNREACHABLE else (after if after is UNREACHABLE else final_end)
+        return after
+
+    def expression(self, node, state, graph, depth):
+        for call in calls_in_evaluation_order(node):
+            if state is UNREACHABLE:
+                return state
+            state = self.call(call, state, graph, depth)
+        return state
+
+    # calls -----------------------------------------------------------------------------------------
+    def call(self, call: cst.Call, state, graph, depth):
+        self._record(call, state)
+        site = self.analysis.site(call)
+        if site is not None and depth < MAX_CALL_DEPTH:
+            callee = self.analysis.callee(call, site)
+            if callee is not None:
+                after = self.function(callee, state, graph, depth + 1)
+                if after is UNREACHABLE:
+                    return UNREACHABLE  # every path through the callee ends the process
+                state = state if state is not None else after
+        if state is None:
+            reason = self.usage.initialises_runtime(call, graph)
+            if reason is not None:
+                state = RuntimeStart(call, reason)
+        return state
+
+    def function(self, info: FunctionInfo, state, graph, depth):
+        """Walk a called function; returns the state after the call (UNREACHABLE if it never
+        returns)."""
+        key = (info.node, state is not None, graph)
+        if key in self._summaries:
+            after = self._summaries[key]
+            return after if after is UNREACHABLE or state is None else state
+        if info.node in self._active or depth > MAX_CALL_DEPTH:
+            return state
+        self._active.add(info.node)
+        try:
+            after = self._with_function_frame(lambda: self.block(info.node.body.body, state, graph, depth))
+        finally:
+            self._active.discard(info.node)
+        self._summaries[key] = after
+        return after
+
+    def exits_process(self, call: cst.Call) -> bool:
+        site = self.analysis.site(call)
+        if site is None:
+            return False
+        name = self.classifier.qualified_name(call.func, site.scope, site.order)
+        if name in api.PROCESS_EXITS:
+            return True
+        return (isinstance(call.func, cst.Name) and call.func.value in api.BUILTIN_EXITS
+                and not self.analysis.symbols.bindings_at(call.func.value, site.scope, site.order))
+
+    def _record(self, node: cst.CSTNode, state) -> None:
+        if state is UNREACHABLE:
+            return
+        if self.state_at.get(node) is None:
+            self.state_at[node] = state
+
+
+def _is_true(test: cst.BaseExpression) -> bool:
+    return (isinstance(test, cst.Name) and test.value == "True") or (
+        isinstance(test, cst.Integer) and test.evaluated_value != 0)

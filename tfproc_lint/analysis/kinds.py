@@ -1,0 +1,49 @@
+"""The kinds of object the analysis tells apart, and the groups the rules ask about."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Kind(enum.Enum):
+    UNKNOWN = "unknown"
+    NONE = "None"
+    DATA = "data"
+    MODULE = "module"
+    FUNCTION = "function"  # a def in this file
+    CLASS = "class"  # a class defined in this file
+    INSTANCE = "instance"  # an instance of a class defined in this file
+    # TensorFlow runtime state
+    SESSION = "session"
+    GRAPH = "graph"
+    TF_FUNCTION = "tf.function"
+    DATASET = "dataset"
+    SAVED_MODEL = "saved_model"
+    KERAS_MODEL = "keras_model"
+    # processes
+    CONTEXT = "context"
+    POOL = "pool"
+    EXECUTOR = "executor"
+    PROCESS = "process"
+    PARALLEL = "parallel"  # joblib.Parallel: a pool called with `delayed(f)(...)` tasks
+    THREADS = "threads"  # thread pools, threads: never a process boundary
+    QUEUE = "queue"
+    PIPE_PAIR = "pipe_pair"
+    CONNECTION = "connection"
+    MANAGER = "manager"
+    PROXY = "proxy"
+
+
+TF1_STATE = frozenset({Kind.SESSION, Kind.GRAPH})
+TF2_STATE = frozenset({Kind.TF_FUNCTION, Kind.DATASET, Kind.SAVED_MODEL, Kind.KERAS_MODEL})
+STATE = TF1_STATE | TF2_STATE
+PROCESS_OWNERS = frozenset({Kind.POOL, Kind.EXECUTOR, Kind.PROCESS, Kind.PARALLEL})
+
+STATE_NOUNS = {
+    Kind.SESSION: "TensorFlow session",
+    Kind.GRAPH: "TF1 graph object",
+    Kind.TF_FUNCTION: "tf.function",
+    Kind.DATASET: "tf.data.Dataset",
+    Kind.SAVED_MODEL: "loaded SavedModel",
+    Kind.KERAS_MODEL: "Keras model",
+}
