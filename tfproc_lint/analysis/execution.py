@@ -61,6 +61,7 @@ class _Frame:
     breaks: list = field(default_factory=list)
     continues: list = field(default_factory=list)
     raises: list = field(default_factory=list)
+    end: object = None  # a loop body's state at its end
 
 
 class ExecutionWalk:
@@ -191,17 +192,27 @@ class ExecutionWalk:
         state = self.expression(head, state, graph, depth)
         if state is UNREACHABLE:
             return state
-        frame = _Frame()
-        self._loops.append(frame)
-        try:
-            end = self.suite(node, state, graph, depth)
-        finally:
-            self._loops.pop()
+        frame = self._loop_body(node, state, graph, depth)
+        again = join(state, frame.end, *frame.continues)
+        if state is None and again not in (None, UNREACHABLE):
+            # The next iteration starts where this one ended (or continued): walk it once more.
+            frame = self._loop_body(node, again, graph, depth, frame)
         forever = isinstance(node, cst.While) and _is_true(node.test)
-        exhausted = UNREACHABLE if forever else join(state, end, *frame.continues)
+        exhausted = UNREACHABLE if forever else join(state, frame.end, *frame.continues)
         if node.orelse is not None and exhausted is not UNREACHABLE:
             exhausted = self.suite(node.orelse, exhausted, graph, depth)
         return join(exhausted, *frame.breaks)
+
+    def _loop_body(self, node, state, graph, depth, previous: "_Frame | None" = None) -> "_Frame":
+        frame = _Frame()
+        if previous is not None:
+            frame.breaks, frame.continues = list(previous.breaks), list(previous.continues)
+        self._loops.append(frame)
+        try:
+            frame.end = self.suite(node, state, graph, depth)
+        finally:
+            self._loops.pop()
+        return frame
 
     def try_statement(self, node, state, graph, depth):
         frame = _Frame()

@@ -64,6 +64,7 @@ class FileAnalysis:
         self.config = config
         self.symbols = SymbolTable(module)
         self.classifier = Classifier(self.symbols)
+        self.classifier.graph_mode = lambda: self.tf.mode.graph
         self._routes = RouteFinder(self.symbols, self.classifier)
 
     @cached_property

@@ -31,8 +31,10 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 
 def where_raised(crossing: Crossing) -> str:
     route = crossing.route
-    if route.startswith("Pool."):
+    if route.startswith(("Pool.", "joblib.")):
         return "in the parent"
+    if route.startswith("Manager proxy"):
+        return f"in {route.split()[-1]}"
     if route.startswith("ProcessPoolExecutor."):
         return "in .result()"
     if "initargs" in route or route.startswith("Process(") or route.endswith("(...)"):
@@ -47,7 +49,8 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
             return None  # a bare graph inherited by fork works as long as no session ran (TFP201)
         return FORK_HANG
     if kind is Kind.KERAS_MODEL:
-        per_task = crossing.pickled == "always" and crossing.route.startswith(("Pool.", "ProcessPoolExecutor."))
+        per_task = crossing.pickled == "always" and crossing.route.startswith(
+            ("Pool.", "ProcessPoolExecutor.", "joblib."))
         return (f"the whole model is pickled {'for every task' if per_task else 'into the worker'} "
                 "(unregistered custom layers kill the worker and hang the pool)")
     error = PICKLE_ERRORS[kind]
@@ -59,11 +62,17 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
 _BUILT_IN_WORKER = {Kind.TF_FUNCTION: "create it inside the worker", Kind.DATASET: "build the dataset in the worker"}
 
 
+def noun_of(kind: Kind) -> str:
+    return {Kind.SESSION: "session", Kind.GRAPH: "graph", Kind.SAVED_MODEL: "SavedModel"}.get(kind, "model")
+
+
 def remedy(crossing: Crossing, kind: Kind) -> str:
     route = crossing.route
-    if "Queue" in route or route.endswith("send"):
+    if "Queue" in route or route.endswith("send") or route.startswith("Manager proxy"):
         return "send arrays; keep TensorFlow in one process"
-    noun = {Kind.SESSION: "session", Kind.GRAPH: "graph", Kind.SAVED_MODEL: "SavedModel"}.get(kind, "model")
+    if route.startswith("joblib."):
+        return f"send data; load the {noun_of(kind)} inside the task function, cached per worker"
+    noun = noun_of(kind)
     if kind in _BUILT_IN_WORKER:
         return f"send data; {_BUILT_IN_WORKER[kind]}"
     if route.startswith("Pool"):
@@ -86,5 +95,6 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
     happens = outcome(kind, crossing, method)
     if happens is None:
         return None
-    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to a worker by {crossing.route}: {happens}; "
+    receiver = "the manager process" if crossing.route.startswith("Manager proxy") else "a worker"
+    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to {receiver} by {crossing.route}: {happens}; "
             f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")

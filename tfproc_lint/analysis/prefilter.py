@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import re
 
-# Substring groups, rarest first: `in` is the fastest test Python has.
-_GROUPS = (("multiprocess", "concurrent", "billiard"), ("tensorflow", "keras"),
-           ("Pool", "Process", "Queue", "Pipe", "get_context"))
+# Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
+# `use_multiprocessing=` (Keras data workers), "fork" covers `os.fork()`.
+_GROUPS = (("multiprocess", "concurrent", "billiard", "joblib", "loky", "pathos", "fork"), ("tensorflow", "keras"),
+           ("Pool", "Process", "Queue", "Pipe", "get_context", "fork", "Parallel", "executor", "multiprocessing"))
 _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GROUPS)
 
-_PROCESS_MODULE = re.compile(r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard)\b|from\s+concurrent\s+import")
+_PROCESS_MODULE = re.compile(
+    r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
+    r"|\bfork\s*\(|\buse_multiprocessing\b"
+)
 _MAKER = re.compile(
-    r"\b(?:Pool|Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager|SyncManager|get_context)"
-    r"(?:\s*[(),]|\s+as\b)"
+    r"\b(?:Pool|Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager|SyncManager|get_context"
+    r"|Parallel|ProcessingPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)|\buse_multiprocessing\s*="
 )
 
 

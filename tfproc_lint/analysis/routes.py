@@ -8,6 +8,7 @@ expressions sent and the worker callable. Thread pools are never routes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 
@@ -66,16 +67,16 @@ class RouteFinder:
     def crossings(self, site: CallSite) -> list[Crossing]:
         call = site.node
         func = call.func
+        if self._joblib and isinstance(func, (cst.Call, cst.Name)):
+            crossing = self._parallel_route(site)
+            if crossing is not None:
+                return [crossing]
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
         if not name:
             return []
         if name in ROUTE_METHODS and isinstance(func, cst.Attribute):
             crossing = self._method_route(site, func, name)
             return [crossing] if crossing else []
-        if self._joblib and isinstance(func, (cst.Call, cst.Name)):
-            crossing = self._parallel_route(site)
-            if crossing is not None:
-                return [crossing]
         if name not in CONSTRUCTOR_NAMES and not self._may_construct(func, site):
             return []
         value = self.classifier.classify(call, site.scope, site.order)
@@ -83,7 +84,7 @@ class RouteFinder:
             return self._constructor_routes(site, value)
         return []
 
-    @property
+    @cached_property
     def _joblib(self) -> bool:
         return any(name == "joblib" or name.startswith("joblib.") for name in self.symbols.imported_modules)
 

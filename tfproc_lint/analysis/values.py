@@ -48,6 +48,7 @@ class Classifier:
 
     def __init__(self, symbols: SymbolTable) -> None:
         self.symbols = symbols
+        self.graph_mode = lambda: False  # set by FileAnalysis: TF1 graph mode for this module
         self._cache: dict[tuple[int, int], Value] = {}
         self._active: set[tuple[int, int]] = set()
 
@@ -349,6 +350,8 @@ class Classifier:
 
     def _classify_library_call(self, name: str, node: cst.Call, scope: Scope, order: int) -> Value:
         kind = _CALL_KINDS.get(name)
+        if kind is None and name in api.GRAPH_MODE_STATE and self.graph_mode():
+            kind = api.GRAPH_MODE_STATE[name]
         if kind is None:
             if name.startswith(api.THREAD_PREFIXES):
                 return Value(Kind.THREADS, origin=node, detail=name)
