@@ -9,6 +9,7 @@ import ast
 import difflib
 import re
 import warnings
+from collections import Counter
 
 import libcst as cst
 
@@ -81,11 +82,12 @@ def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
-                respect_noqa: bool = True, fix_edits: bool = False) -> list[Diagnostic]:
+                respect_noqa: bool = True, fix_edits: bool = False, verify_fixes: bool = True) -> list[Diagnostic]:
     """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
 
-    A finding's `fix` names the rewrite and its safety; its text edits are computed only with
-    `fix_edits=True` (they cost a code generation of the whole module)."""
+    A finding's `fix` names the rewrite and its safety; a fix is offered only if the rewritten
+    module parses and has no finding the original did not have (`verify_fixes`). Its text edits
+    are computed only with `fix_edits=True`."""
     if not may_match(source):
         return []
     rules = enabled_rules(config)
@@ -93,7 +95,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         return []
     module = parse(source)
     try:
-        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits)
+        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
@@ -102,7 +104,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
 
 
 def _lint_module(module: cst.Module, source: str, path: str, config: Config, rules: list[Rule],
-                 respect_noqa: bool, fix_edits: bool) -> list[Diagnostic]:
+                 respect_noqa: bool, fix_edits: bool, verify_fixes: bool) -> list[Diagnostic]:
     analysis = FileAnalysis(module, path, config)
     reports: list[tuple[Rule, Report]] = []
     for crossing in analysis.crossings:
@@ -110,29 +112,32 @@ def _lint_module(module: cst.Module, source: str, path: str, config: Config, rul
             reports.extend((rule, report) for report in rule.check_crossing(crossing, analysis))
     for rule in rules:
         reports.extend((rule, report) for report in rule.check_file(analysis))
-    diagnostics = _to_diagnostics(reports, analysis, source, fix_edits)
+    diagnostics = _to_diagnostics(reports, analysis, source, fix_edits, verify_fixes)
     if respect_noqa:
         diagnostics = remove_noqa(diagnostics, source)
     return diagnostics
 
 
-def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: bool) -> list[Diagnostic]:
-    seen: set[tuple[str, int]] = set()
-    diagnostics = []
+def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: bool,
+                    verify_fixes: bool) -> list[Diagnostic]:
+    unique, seen = [], set()
     for rule, report in reports:
-        if (rule.code, id(report.node)) in seen:
-            continue
-        seen.add((rule.code, id(report.node)))
+        if (rule.code, id(report.node)) not in seen:
+            seen.add((rule.code, id(report.node)))
+            unique.append((rule, report))
+    before = [(rule.code, report.message) for rule, report in unique]
+    diagnostics = []
+    for rule, report in unique:
+        fix, refusal = None, ""
+        if report.fix is not None:
+            fix, refusal = _checked_fix(report, rule, analysis, source, before, fix_edits, verify_fixes)
+        message = report.message
+        if fix is None:
+            message += f" (manual edit required: {refusal})" if refusal else " (manual edit required)"
         position = analysis.position(report.node)
-        fix = None
-        plan = report.fix.plan(analysis) if report.fix is not None else None
-        if plan is not None:
-            edits = text_edits(source, replace_nodes(analysis.module, plan).code) if fix_edits else None
-            if edits != ():
-                fix = Fix(report.fix.title, report.fix.applicability, edits)
         diagnostics.append(Diagnostic(
             code=rule.code,
-            message=report.message if fix else f"{report.message} (manual edit required)",
+            message=message,
             path=analysis.path,
             line=position.start.line,
             col=position.start.column,
@@ -143,6 +148,53 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             related=tuple(_related(analysis, node, text) for node, text in report.related),
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
+
+
+def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str, before, fix_edits: bool,
+                 verify_fixes: bool) -> tuple[Fix | None, str]:
+    """The report's fix, or None and why: no plan, or the rewritten module would not parse or
+    would have a finding that the original does not (spawn making inherited objects pickled)."""
+    builder = report.fix
+    builder.refusal = ""
+    plan = builder.plan(analysis)
+    if plan is None:
+        return None, builder.refusal
+    after = replace_nodes(analysis.module, plan).code
+    if after == source:
+        return None, ""
+    if verify_fixes:
+        added = _added_findings(after, analysis, before, (rule.code, report.message))
+        if added:
+            code, line = added[0]
+            return None, f"the rewrite would add {code}" + (f" on line {line}" if line else "")
+    edits = text_edits(source, after) if fix_edits else None
+    return Fix(builder.title, builder.applicability, edits), ""
+
+
+def _added_findings(after: str, analysis: FileAnalysis, before, fixed) -> list[tuple[str, int]]:
+    """Findings of the rewritten module that the original does not have, as (code, line)."""
+    try:
+        found = lint_source(after, analysis.path, analysis.config, respect_noqa=False, verify_fixes=False)
+    except SourceError:
+        return [("a syntax error", 0)]
+    remaining = Counter(_comparable(code, message) for code, message in before)
+    remaining[_comparable(*fixed)] -= 1
+    added = []
+    for diagnostic in found:
+        key = _comparable(diagnostic.code, diagnostic.message.split(" (manual edit required")[0])
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            added.append((diagnostic.code, diagnostic.line))
+    return added
+
+
+def _comparable(code: str, message: str) -> tuple[str, str]:
+    """A finding as compared across a rewrite: line numbers and quoted code may move or change."""
+    return code, _LINE_OR_CODE.sub("_", message)
+
+
+_LINE_OR_CODE = re.compile(r"line \d+|`[^`]*`")
 
 
 def _related(analysis: FileAnalysis, node, message: str) -> Related:

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import libcst as cst
 
-from tfproc_lint.analysis.walk import child_nodes
+from tfproc_lint.analysis.walk import child_nodes, is_main_guard
 
 
 @dataclass(eq=False)
@@ -116,6 +116,11 @@ class SymbolTable:
         self.scope_of_node: dict[cst.CSTNode, Scope] = collector.scope_of_node
         self.order_of_node: dict[cst.CSTNode, int] = collector.order_of_node
         self.imported_modules: set[str] = collector.imported_modules
+        self.main_guard_orders: list[tuple[int, int]] = collector.main_guard_orders
+
+    def in_main_guard(self, binding: Binding) -> bool:
+        """The binding is made by the module's `if __name__ == "__main__":` block."""
+        return any(start < binding.order <= end for start, end in self.main_guard_orders)
 
     # Name resolution ---------------------------------------------------------------------------
     def resolving_scope(self, name: str, scope: Scope) -> Scope | None:
@@ -179,7 +184,9 @@ class _Collector:
         self.order_of_node: dict[cst.CSTNode, int] = {}
         self.imported_modules: set[str] = set()
         self.function_stack: list[FunctionInfo] = []
+        self.main_guard_orders: list[tuple[int, int]] = []
         self.handlers = {
+            cst.If: self.on_if,
             cst.Import: self.on_import,
             cst.ImportFrom: self.on_import_from,
             cst.FunctionDef: self.on_function,
@@ -368,6 +375,12 @@ class _Collector:
             if child is not None:
                 self.walk(child)
         self._pop()
+
+    def on_if(self, node: cst.If) -> None:
+        start = self.counter
+        self.walk_children(node)
+        if self.scope is self.module_scope and is_main_guard(node):
+            self.main_guard_orders.append((start, self.counter))
 
     # statements that bind -----------------------------------------------------------------------
     def on_global(self, node: cst.Global) -> None:

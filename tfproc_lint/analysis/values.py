@@ -137,8 +137,29 @@ class Classifier:
         if kind == "unpack":
             if value.kind is Kind.PIPE_PAIR:
                 return Value(Kind.CONNECTION, origin=value.origin)
-            return UNKNOWN
+            return self._unpacked(binding, depth)
         return value
+
+    def _unpacked(self, binding: Binding, depth: int) -> Value:
+        """`a, b = (x, y)` or `a, b = helper()` whose returns are tuple displays: the element at
+        the name's position."""
+        source = binding.value
+        if isinstance(source, (cst.Tuple, cst.List)):
+            displays = [(source, binding.scope)]
+        elif isinstance(source, cst.Call) and isinstance(source.func, cst.Name):
+            callee = self.classify(source.func, binding.scope, binding.order, depth + 1)
+            if callee.kind is not Kind.FUNCTION or not isinstance(callee.info, FunctionInfo):
+                return UNKNOWN
+            displays = [(r.value, callee.info.scope) for r in callee.info.returns
+                        if isinstance(r.value, (cst.Tuple, cst.List))]
+        else:
+            return UNKNOWN
+        index = binding.unpack_index
+        values = [self.classify(display.elements[index].value, scope, 10**9, depth + 1)
+                  for display, scope in displays
+                  if index is not None and index < len(display.elements)
+                  and not any(isinstance(e, cst.StarredElement) for e in display.elements)]
+        return merge(values) if values else UNKNOWN
 
     def element_of(self, iterable, scope: Scope, order: int, depth: int) -> Value:
         """The kind of the items of a list display or comprehension (`for p in procs`)."""

@@ -12,11 +12,17 @@ if TYPE_CHECKING:
 
 class FixBuilder:
     """Plans the rewrite for one finding (see tfproc_lint/fixes/): `plan` checks that the rewrite
-    applies and returns the node replacements, or None (manual edit required). Planning is cheap;
-    the engine turns a plan into text edits only when they are needed (fixing, JSON, SARIF)."""
+    applies and returns the node replacements, or None (manual edit required), setting `refusal`
+    to say why when the reason helps the user. The engine then re-analyses the rewritten module
+    and withdraws the fix if it would add a finding."""
 
     title: str = ""
     applicability: Applicability = Applicability.UNSAFE
+    refusal: str = ""
+
+    def refuse(self, reason: str) -> None:
+        self.refusal = reason
+        return None
 
     def plan(self, analysis: "FileAnalysis") -> dict | None:  # pragma: no cover - interface
         raise NotImplementedError

@@ -6,7 +6,8 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.values import keyword
+from tfproc_lint.analysis.values import enclosing_function, keyword
+from tfproc_lint.analysis.walk import calls_in, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_import, add_keyword, runs_only_in_the_parent, spawn_context
 from tfproc_lint.fixes.base import FixBuilder
@@ -23,13 +24,23 @@ class UseSpawnContext(FixBuilder):
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         owner, call = self.owner, self.owner.construction
-        if owner.value.method is not None or owner.value.info is not None:
-            return None  # an explicit context, or a Process subclass: manual edit required
+        if owner.value.detail in ("os.fork", "keras workers") or owner.value.kind is Kind.PARALLEL:
+            return None
+        if owner.value.method is not None:
+            return self.refuse(f"the code asks for the \"{owner.value.method}\" start method explicitly")
+        if owner.value.info is not None:
+            return self.refuse("a subclass decides how its processes start")
         if not runs_only_in_the_parent(analysis, call):
-            return None  # spawn re-imports the main module: module-level workers need a guard first
+            return self.refuse("spawned workers re-import the main module, which starts processes at import: "
+                               "move the start under `if __name__ == \"__main__\":` first")
         if not all(worker.kind == "function" and worker.function is not None
                    and worker.function.scope.parent.kind in ("module", "class") for worker in owner.workers):
-            return None  # spawn must pickle the worker: only module-level functions qualify
+            return self.refuse("spawn pickles the worker, and only module-level functions pickle")
+        late = globals_set_after_import(analysis, owner)
+        if late:
+            name, where = late
+            return self.refuse(f"the workers read `{name}`, which the parent sets in {where}; spawned workers "
+                               "re-import the module and would see its import-time value")
         mapping: dict = {}
         if owner.value.kind is Kind.EXECUTOR:
             if keyword(call, "mp_context") is not None:
@@ -111,3 +122,40 @@ def _module_of(analysis: FileAnalysis, func: cst.BaseExpression, site, attribute
             if module in _MODULES and "." not in module and name == attribute:
                 return "@" + module
     return None
+
+
+def globals_set_after_import(analysis: FileAnalysis, owner: Owner) -> tuple[str, str] | None:
+    """A module global the workers (or the functions they call) read that only gets a value after
+    import: in a function through `global`, or in the `__main__` block. A spawned worker
+    re-imports the module and sees the import-time value (usually None)."""
+    symbols = analysis.symbols
+    functions = [w.function for w in owner.workers if w.function is not None]
+    in_workers = {info.scope for info in functions}  # the initializer's `global x` is the worker's own
+    seen: set = set()
+    while functions:
+        info = functions.pop()
+        if info.node in seen or len(seen) > 20:
+            continue
+        seen.add(info.node)
+        for name in {n.value for n in read_names(info.node.body)}:
+            if symbols.resolving_scope(name, info.scope) is not symbols.module_scope:
+                continue
+            bindings = symbols.module_scope.bindings.get(name, [])
+            late = [b for b in bindings if b.kind == "assign" and b.scope not in in_workers and (
+                b.scope is not symbols.module_scope or symbols.in_main_guard(b))]
+            at_import = [b for b in bindings if b not in late and b.kind != "assign"
+                         or (b not in late and not _is_none(b.value))]
+            if late and not at_import:
+                where = f"{enclosing_function(late[0].scope).node.name.value}()" \
+                    if late[0].scope is not symbols.module_scope else "the __main__ block"
+                return name, where
+        for call in calls_in(info.node.body):
+            site = analysis.site(call)
+            callee = analysis.callee(call, site) if site is not None else None
+            if callee is not None:
+                functions.append(callee)
+    return None
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
