@@ -44,6 +44,7 @@ STATE_CONSTRUCTORS: dict[str, Kind] = {
     "tensorflow_hub.load": Kind.SAVED_MODEL,
     "keras.models.load_model": Kind.KERAS_MODEL,
     "keras.saving.load_model": Kind.KERAS_MODEL,
+    "keras.saving.saving_lib.load_model": Kind.KERAS_MODEL,
     "keras.Sequential": Kind.KERAS_MODEL,
     "keras.models.Sequential": Kind.KERAS_MODEL,
     "keras.Model": Kind.KERAS_MODEL,
@@ -60,7 +61,10 @@ STATE_CONSTRUCTORS: dict[str, Kind] = {
     "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
 }
 # Names of old releases, still found in real code, that the installed versions no longer have.
-REMOVED_NAMES = frozenset({"keras.models.model_from_yaml", "tensorflow.contrib."})
+REMOVED_NAMES = frozenset({
+    "keras.models.model_from_yaml", "keras.models.model_from_config", "keras.backend.get_session",
+    "keras.utils.data_utils.Sequence", "tensorflow.contrib.",
+})
 
 # In graph mode a variable is a graph node: graph state, not an eager resource.
 GRAPH_MODE_STATE: dict[str, Kind] = {"tensorflow.Variable": Kind.GRAPH}
@@ -113,9 +117,12 @@ MODEL_RUNS = frozenset(
     "fit_generator predict_generator evaluate_generator".split()
 )
 SESSION_RUNS = frozenset({"run", "partial_run"})
+# A task that trains what it builds: building per task is the work itself (TFP301).
+TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "minimize", "apply_gradients"})
 # Keras constructors that create weights at once when given arguments.
 KERAS_BUILDS_AT_ONCE = frozenset({
-    "keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model",
+    "keras.models.load_model", "keras.saving.load_model", "keras.saving.saving_lib.load_model",
+    "keras.models.clone_model",
     "keras.models.model_from_json", "keras.models.model_from_config", "keras.Model", "keras.models.Model",
 })
 KERAS_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tfproc_lint.analysis import api
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
@@ -114,6 +115,8 @@ class MissingWorkerInitializer(Rule):
             if _one_task_per_worker(analysis, pool_owner):
                 return
         builders = per_task_builders(analysis, worker.function)
+        if builders and _trains(worker.function):
+            return  # the task trains what it builds: a fresh build per task is the work
         derived = derived_names(worker.function.node)
         if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
             return  # what is built comes from the task: one per worker could not serve every task
@@ -161,13 +164,31 @@ def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: s
         return False
     order = analysis.symbols.order_of_node.get(builder, 0)
     for call in calls_in(info.node.body):
-        if analysis.symbols.order_of_node.get(call, 0) >= order or not reads_any(call, derived):
-            continue
         call_site = analysis.site(call)
-        name = analysis.classifier.qualified_name(call.func, call_site.scope, call_site.order) if call_site else None
-        if is_tensorflow(name) or (call_site and analysis.callee(call, call_site)):
+        if call_site is None or not reads_any(call, derived):
+            continue
+        if _runs_task_fetches(analysis, call, call_site, derived):
+            return True  # sess.run(fetches built from the task): the graph is the task's
+        if analysis.symbols.order_of_node.get(call, 0) >= order:
+            continue
+        name = analysis.classifier.qualified_name(call.func, call_site.scope, call_site.order)
+        if is_tensorflow(name) or analysis.callee(call, call_site):
             return True
     return False
+
+
+def _runs_task_fetches(analysis, call: cst.Call, site, derived: set[str]) -> bool:
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in api.SESSION_RUNS and call.args):
+        return False
+    receiver = analysis.classifier.classify(func.value, site.scope, site.order)
+    return receiver.kind is Kind.SESSION and reads_any(call.args[0].value, derived)
+
+
+def _trains(info: FunctionInfo) -> bool:
+    """The task calls a training method (`model.fit`, `optimizer.minimize`, ...)."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in api.TRAINING_METHODS
+               for call in calls_in(info.node.body))
 
 
 def _one_task_per_worker(analysis, owner) -> bool:

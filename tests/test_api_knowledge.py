@@ -1,0 +1,104 @@
+"""The library knowledge in tfproc_lint/analysis/api.py against the installed libraries: every
+TensorFlow, Keras and process name the analysis relies on exists (so a rename shows up here, not
+as a silent miss), and the runtime facts that can be checked without running anything hold."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import multiprocessing
+
+import pytest
+
+from tfproc_lint.analysis import api
+
+tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
+keras = pytest.importorskip("keras")
+
+OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos")
+
+
+def _attribute_path(root, parts):
+    for part in parts:
+        root = getattr(root, part)
+    return root
+
+
+def resolve(name: str):
+    """The object a canonical name stands for, trying the spellings names.py folds together."""
+    head, _, rest = name.partition(".")
+    if head in OPTIONAL_ROOTS and importlib.util.find_spec(head) is None:
+        pytest.skip(f"{head} is not installed")
+    candidates = {
+        "tensorflow": [tf, tf.compat.v1],
+        "keras": [keras, importlib.import_module("keras.src"), tf.keras, tf.compat.v1.keras],
+        "multiprocessing": [multiprocessing, *(importlib.import_module(f"multiprocessing.{m}")
+                                               for m in ("pool", "context", "managers", "queues", "connection"))],
+    }.get(head)
+    if candidates is None:
+        candidates = [importlib.import_module(head)]
+    parts = rest.split(".") if rest else []
+    for root in candidates:
+        # the longest importable module prefix, then attributes
+        for split in range(len(parts), -1, -1):
+            module_name = ".".join([root.__name__, *parts[:split]])
+            try:
+                module = importlib.import_module(module_name) if split else root
+                return _attribute_path(module, parts[split:])
+            except (ImportError, AttributeError):
+                continue
+    raise LookupError(name)
+
+
+NAMES = sorted((
+    set(api.STATE_CONSTRUCTORS) | set(api.GRAPH_MODE_STATE) | set(api.STATE_BASES) | api.RUNTIME_QUERIES
+    | api.GRAPH_MODE_SWITCHES | api.TF1_GRAPH_API | api.RUNTIME_CONFIGURATION | api.KERAS_BUILDS_AT_ONCE
+    | api.KERAS_SEQUENTIAL | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES) | set(api.CONTEXT_CLASSES)
+    | api.FORK_CALLS | api.PROCESS_EXITS | api.FIX_LOADERS | api.KERAS_DATASET_BASES
+    | {"multiprocessing." + method for method in api.CONTEXT_METHODS} | {api.SET_START_METHOD}
+) - api.REMOVED_NAMES - {"threading.Thread"})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_named_api_exists(name: str) -> None:
+    assert resolve(name) is not None
+
+
+@pytest.mark.parametrize("op", sorted(api.TOP_LEVEL_OPS))
+def test_top_level_ops_exist(op: str) -> None:
+    assert callable(resolve(f"tensorflow.{op}"))
+
+
+@pytest.mark.parametrize("namespace", sorted(api.EAGER_OP_NAMESPACES))
+def test_op_namespaces_exist(namespace: str) -> None:
+    assert resolve(f"tensorflow.{namespace}") is not None
+
+
+def test_tf1_only_spellings_are_tf1_only() -> None:
+    for name in api.TF1_ONLY_SPELLINGS:
+        attribute = name.split(".", 1)[1]
+        assert not hasattr(tf, attribute), f"{name} exists in TF2's top level: not TF1-only"
+        assert hasattr(tf.compat.v1, attribute)
+
+
+def test_methods_exist_on_their_classes() -> None:
+    model_methods = set(dir(keras.Model))
+    removed = {"fit_generator", "predict_generator", "evaluate_generator"}  # Keras 2 only, still in old code
+    assert (api.MODEL_RUNS | api.KERAS_WORKER_METHODS) - removed <= model_methods
+    assert api.SESSION_RUNS <= set(dir(tf.compat.v1.Session))
+    assert api.DATASET_METHODS - {"ragged_batch"} <= set(dir(tf.data.Dataset))
+    assert {"from_tensor_slices", "from_tensors", "from_generator", "range", "zip", "list_files"} \
+        <= set(dir(tf.data.Dataset)) and api.DATASET_FACTORIES <= set(dir(tf.data.Dataset)) | {"load"}
+    assert api.GRAPH_LOOKUPS <= set(dir(tf.Graph))
+    assert {"minimize", "apply_gradients"} <= set(dir(tf.compat.v1.train.Optimizer))
+    context = multiprocessing.get_context("spawn")
+    assert all(hasattr(context, method) for method in api.CONTEXT_METHODS)
+    from multiprocessing.managers import DictProxy, ListProxy
+
+    proxy_methods = set(dir(ListProxy)) | set(dir(DictProxy)) | {"set"}
+    assert api.PROXY_SENDING_METHODS <= proxy_methods
+
+
+def test_not_ops_are_not_ops() -> None:
+    for name in api.NOT_OPS:
+        assert resolve(f"tensorflow.{name}") is not None
