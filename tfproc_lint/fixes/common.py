@@ -7,7 +7,8 @@ from typing import Callable, Union
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.walk import is_main_guard, iter_tree
+from tfproc_lint.analysis.symbols import dotted_name
+from tfproc_lint.analysis.walk import child_nodes, is_main_guard, iter_tree
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
 
@@ -141,3 +142,131 @@ def add_keyword(call: cst.Call, name: str, value: cst.BaseExpression) -> cst.Cal
         args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     args.append(new)
     return call.with_changes(args=args)
+
+
+# Worker globals: one style for every initializer rewrite ------------------------------------------
+#
+#     _model = None
+#
+#
+#     def _init_model(model_path):
+#         global _model
+#         _model = load_model(model_path)
+
+def worker_global_name(analysis: FileAnalysis, name: str, taken: set[str]) -> str:
+    """`model` -> `_model` (or `_model_2` when taken)."""
+    wanted = "_" + name.lstrip("_")
+    chosen = unique_name(analysis, wanted)
+    number = 2
+    while chosen in taken:
+        chosen, number = f"{wanted}_{number}", number + 1
+    taken.add(chosen)
+    return chosen
+
+
+def global_declarations(globals_: list[str], leading_lines) -> list[cst.SimpleStatementLine]:
+    """`_model = None` lines, the first taking over `leading_lines`."""
+    lines = [cst.parse_statement(f"{name} = None\n") for name in globals_]
+    if lines:
+        lines[0] = lines[0].with_changes(leading_lines=leading_lines)
+    return lines
+
+
+def initializer_function(name: str, params: list[str], globals_: list[str], statements: list,
+                         template: cst.FunctionDef) -> cst.FunctionDef:
+    declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(g)) for g in globals_])])
+    return cst.FunctionDef(
+        name=cst.Name(name),
+        params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
+        body=template.body.with_changes(body=[declaration, *statements]),
+        leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+    )
+
+
+def blank_lines_above(node: cst.CSTNode) -> list:
+    """The blank lines above a statement, up to its first comment line."""
+    blank = []
+    for line in getattr(node, "leading_lines", ()):
+        if line.comment is not None:
+            break
+        blank.append(line)
+    return blank
+
+
+_NOT_VARIABLES = {
+    cst.Attribute: ("attr",), cst.Arg: ("keyword",), cst.FunctionDef: ("name",), cst.ClassDef: ("name",),
+    cst.Param: ("name",), cst.ImportAlias: ("name", "asname"), cst.ImportFrom: ("module",),
+}
+
+
+def variable_nodes(root: cst.CSTNode, names: set[str]) -> list[cst.Name]:
+    """Name nodes that stand for one of the variables `names` (read or written) under `root`:
+    not attribute names, keyword names or definition names; nested defs and lambdas excluded."""
+    found: list[cst.Name] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            if node.value in names:
+                found.append(node)
+            continue
+        if node is not root and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        skipped = {getattr(node, field) for field in _NOT_VARIABLES.get(type(node), ())}
+        stack.extend(child for child in child_nodes(node) if child not in skipped)
+    return found
+
+
+def rename(mapping: dict, root: cst.CSTNode, renames: dict[str, str]) -> None:
+    """Plan renaming the variables in `renames` under `root`."""
+    for node in variable_nodes(root, set(renames)):
+        mapping[node] = cst.Name(renames[node.value])
+
+
+def drop_unused_import(analysis: FileAnalysis, name: str, reads_left: int, mapping: dict) -> None:
+    """After a rewrite that leaves `reads_left` reads of an imported `name` (e.g. `partial`),
+    remove the import when none is left."""
+    if reads_left:
+        return
+    bindings = analysis.symbols.module_scope.bindings.get(name, [])
+    if len(bindings) != 1 or bindings[0].kind != "import":
+        return
+    for statement in analysis.module.body:
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+            continue
+        small = statement.body[0]
+        if isinstance(small, cst.Import) and [_alias_name(a) for a in small.names] == [name]:
+            mapping[statement] = cst.RemovalSentinel.REMOVE
+            return
+        if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+            kept = [alias for alias in small.names if _alias_name(alias) != name]
+            if len(kept) == len(small.names):
+                continue
+            if not kept:
+                mapping[statement] = cst.RemovalSentinel.REMOVE
+            else:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                mapping[small] = small.with_changes(names=kept)
+            return
+
+
+def _alias_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return dotted_name(alias.name).split(".")[0]
+
+
+def parameter_name_for(node: cst.BaseExpression) -> str | None:
+    """A parameter name derived from an argument: `MODEL_PATH` -> `model_path`, `args.model_dir`
+    -> `model_dir`, `cfg["weights"]` -> `weights`; None for literals and other expressions."""
+    if isinstance(node, cst.Name):
+        return node.value.lower()
+    if isinstance(node, cst.Attribute):
+        return node.attr.value.lower()
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            text = index.value.evaluated_value
+            if isinstance(text, str) and text.isidentifier():
+                return text.lower()
+    return None

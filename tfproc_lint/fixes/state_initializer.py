@@ -1,43 +1,50 @@
 """TFP102 fix: workers load the model themselves, once, instead of receiving it with every task.
 
-    def score(model, row): ...                 _worker_model = None
-    model = load_model(path)           ->      def _init_worker_model(path):
-    Pool(2).starmap(score,                         global _worker_model
-        [(model, r) for r in rows])                _worker_model = load_model(path)
+    def score(model, row): ...                 _model = None
+    model = load_model(path)           ->
+    Pool(2).starmap(score,                     def _init_model(path):
+        [(model, r) for r in rows])                global _model
+                                                   _model = load_model(path)
+
                                                def score(row):
-                                                   model = _worker_model
-                                                   ...
-                                               Pool(2, initializer=_init_worker_model, initargs=(path,))
+                                                   ... _model ...
+
+                                               Pool(2, initializer=_init_model, initargs=(path,))
                                                    .starmap(score, [(r,) for r in rows])
 
 Offered for a loader call (`load_model(...)`, `tf.saved_model.load(...)`) bound once in the same
 function as the pool, sent by `functools.partial`, a `starmap` tuple, an `apply_async` args tuple or
-`submit` arguments, to a module-level worker used by that pool alone.
+`submit` arguments, to a module-level worker used by that pool alone. The initializer's parameters
+are named after the loader's arguments (`MODEL_PATH` -> `model_path`); literal arguments stay in
+the initializer; an import of `partial` that is no longer used goes.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
-from tfproc_lint.fixes.worker_initializer import used_only_by
 from tfproc_lint.fixes.base import FixBuilder
-
-LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
-                     "tensorflow_hub.load"})
+from tfproc_lint.fixes.common import (
+    add_keyword, blank_lines_above, drop_unused_import, global_declarations, initializer_function,
+    parameter_name_for, rename, unique_name, worker_global_name,
+)
+from tfproc_lint.fixes.worker_initializer import used_only_by
 
 
 class LoadStateInWorker(FixBuilder):
-    title = "load it once per worker with Pool(initializer=...) and send only data"
     applicability = Applicability.UNSAFE
 
     def __init__(self, crossing: Crossing, sent: cst.BaseExpression) -> None:
         self.crossing = crossing
         self.sent = sent
+        pool = "ProcessPoolExecutor" if crossing.owner.kind is Kind.EXECUTOR else "Pool"
+        self.title = f"load it once per worker with {pool}(initializer=...) and send only data"
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         crossing, sent = self.crossing, self.sent
@@ -46,16 +53,16 @@ class LoadStateInWorker(FixBuilder):
             return None
         loader = self._loader(analysis, sent)
         if loader is None:
-            return None
+            return self.refuse(f"`{sent.value}` is not loaded by one loader call beside the pool")
         binding, load_call = loader
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
             if crossing.callable is not None else None
         module_scope = analysis.symbols.module_scope
         if worker is None or worker.kind != "function" or worker.function.scope.parent is not module_scope:
-            return None
+            return self.refuse("the worker is not a module-level function")
         function = worker.function.node
         if not used_only_by(analysis, function.name.value, owner):
-            return None
+            return self.refuse(f"`{function.name.value}` is also used outside this pool")
         removals = self._removals(analysis, owner, sent.value)
         if removals is None:
             return None
@@ -64,23 +71,39 @@ class LoadStateInWorker(FixBuilder):
         if function.params.posonly_params or index >= len(params) or params[index].default is not None:
             return None
         parameter = params[index].name.value
-        global_name = unique_name(analysis, f"_worker_{sent.value}")
+        global_name = worker_global_name(analysis, sent.value, set())
         init_name = unique_name(analysis, f"_init{global_name}")
         init_def, initargs = self._initializer(init_name, global_name, load_call, function)
         if init_def is None:
             return None
         mapping: dict = dict(edits)
-        mapping[function] = lambda updated: cst.FlattenSentinel([
-            cst.parse_statement(f"{global_name} = None\n").with_changes(leading_lines=init_def.leading_lines),
-            init_def.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]),
-            self._without_parameter(updated, index, parameter, global_name),
-        ])
-        mapping[owner.construction] = lambda updated: add_keyword(
-            add_keyword(updated, "initializer", cst.Name(init_name)), "initargs", initargs)
+        rename(mapping, function.body, {parameter: global_name})
+
+        def rewrite(updated: cst.FunctionDef):
+            without = self._without_parameter(updated, index)
+            return cst.FlattenSentinel([
+                *global_declarations([global_name], blank_lines_above(updated)),
+                init_def,
+                without.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]),
+            ])
+
+        mapping[function] = rewrite
+
+        def add_initializer(updated):
+            updated = add_keyword(updated, "initializer", cst.Name(init_name))
+            return add_keyword(updated, "initargs", initargs) if initargs is not None else updated
+
+        mapping[owner.construction] = add_initializer
         scope_node = analysis.owners[crossing.owner.origin].site.scope.node
         other_reads = [n for n in read_names(scope_node, enter_scopes=False) if n.value == sent.value and n is not sent]
         if not other_reads and len(_crossings_with(analysis, owner, sent.value)) == 1:
             mapping[binding] = cst.RemovalSentinel.REMOVE  # the parent no longer needs the model
+        for container in edits:  # `partial(worker, model)` became `worker`: is `partial` still used?
+            if isinstance(container, cst.Call) and _is_partial_call(container) and len(container.args) == 2:
+                head = container.func if isinstance(container.func, cst.Name) else container.func.value
+                if isinstance(head, cst.Name):
+                    reads = [n for n in read_names(analysis.module) if n.value == head.value]
+                    drop_unused_import(analysis, head.value, len(reads) - 1, mapping)
         return mapping
 
     def _loader(self, analysis: FileAnalysis, sent: cst.Name):
@@ -94,7 +117,7 @@ class LoadStateInWorker(FixBuilder):
         if not isinstance(value, cst.Call):
             return None
         name = analysis.classifier.qualified_name(value.func, bindings[0].scope, bindings[0].order)
-        if name not in LOADERS or any(arg.star for arg in value.args):
+        if name not in api.FIX_LOADERS or any(arg.star for arg in value.args):
             return None
         statement = _assignment_statement(analysis, value)
         return (statement, value) if statement is not None else None
@@ -115,11 +138,15 @@ class LoadStateInWorker(FixBuilder):
 
     @staticmethod
     def _initializer(init_name: str, global_name: str, load_call: cst.Call, template: cst.FunctionDef):
+        """The initializer and its `initargs` (None when every argument is a literal)."""
         params, initargs, call_args = [], [], []
-        for position, arg in enumerate(load_call.args):
-            param = arg.keyword.value if arg.keyword else (
-                arg.value.value if isinstance(arg.value, cst.Name) else f"arg{position}")
-            if param in params:
+        for arg in load_call.args:
+            if isinstance(arg.value, (cst.BaseNumber, cst.BaseString)) or (
+                    isinstance(arg.value, cst.Name) and arg.value.value in ("True", "False", "None")):
+                call_args.append(arg)  # a literal stays where it is
+                continue
+            param = parameter_name_for(arg.value) or (arg.keyword.value if arg.keyword else None)
+            if param is None or param in params or param == global_name:
                 return None, None
             params.append(param)
             initargs.append(cst.Element(arg.value))
@@ -129,30 +156,18 @@ class LoadStateInWorker(FixBuilder):
         else:
             initargs = [e.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
                         for e in initargs[:-1]] + initargs[-1:]
-        body = cst.IndentedBlock([
-            cst.parse_statement(f"global {global_name}\n"),
-            cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(global_name))],
-                                                load_call.with_changes(args=call_args))]),
-        ])
-        blank = [line for line in template.leading_lines if line.comment is None][:2]
-        init_def = cst.FunctionDef(
-            name=cst.Name(init_name),
-            params=cst.Parameters([cst.Param(cst.Name(p)) for p in params]),
-            body=body,
-            leading_lines=blank,
-        )
-        return init_def, cst.Tuple(initargs)
+        assignment = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(global_name))],
+                                                         load_call.with_changes(args=call_args))])
+        init_def = initializer_function(init_name, params, [global_name], [assignment], template)
+        return init_def, (cst.Tuple(initargs) if initargs else None)
 
     @staticmethod
-    def _without_parameter(function: cst.FunctionDef, index: int, parameter: str, global_name: str):
+    def _without_parameter(function: cst.FunctionDef, index: int):
         params = list(function.params.params)
         del params[index]
         if params:
             params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        docstring, statements = split_docstring(function.body)
-        first = cst.parse_statement(f"{parameter} = {global_name}\n")
-        body = function.body.with_changes(body=[*docstring, first, *statements])
-        return function.with_changes(params=function.params.with_changes(params=params), body=body)
+        return function.with_changes(params=function.params.with_changes(params=params))
 
 
 def _crossings_with(analysis: FileAnalysis, owner: Owner, name: str) -> list[Crossing]:

@@ -1,17 +1,20 @@
 """TFP301 fix: move the per-task building statements into a worker initializer.
 
-    def predict(row):                          def _init_predict():
-        model = load_model(PATH)       ->          global model
-        return model.predict(row)                  model = load_model(PATH)
+    def predict(row):                          _model = None
+        model = load_model(PATH)       ->
+        return model.predict(row)              def _init_predict():
+                                                   global _model
+    Pool(2)                                        _model = load_model(PATH)
 
-    Pool(2)                                    def predict(row):
-                                                   return model.predict(row)
+                                               def predict(row):
+                                                   return _model.predict(row)
 
                                                Pool(2, initializer=_init_predict)
 
 Offered only when the moved statements do not read the task's arguments, the names they bind are
-not bound again later in the function nor at module level, and the function is used only as the
-callable of this pool.
+not bound again later in the function, and the function is used only as the callable of this
+pool. Only the names the rest of the task reads become worker globals (`_name`); the others stay
+local to the initializer.
 """
 
 from __future__ import annotations
@@ -19,48 +22,66 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, dotted_name
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_keyword, split_docstring, unique_name
 from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.common import (
+    add_keyword, blank_lines_above, global_declarations, initializer_function, rename, split_docstring, unique_name,
+    worker_global_name,
+)
 
 _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
 
 
 class MoveStateToInitializer(FixBuilder):
-    title = "build the state once per worker in a new Pool(initializer=...)"
     applicability = Applicability.UNSAFE
 
     def __init__(self, owner: Owner, function: FunctionInfo, builders: list[cst.Call]) -> None:
         self.owner = owner
         self.function = function
         self.builders = builders  # the calls that build state on every task
+        pool = "ProcessPoolExecutor" if owner.value.kind is Kind.EXECUTOR else "Pool"
+        self.title = f"build the state once per worker in a new {pool}(initializer=...)"
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         info, node = self.function, self.function.node
         if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
-            return None
+            return self.refuse("the task is a method or a nested function")
         if not used_only_by(analysis, node.name.value, self.owner):
-            return None
+            return self.refuse(f"`{node.name.value}` is also used outside this pool")
         docstring, statements = split_docstring(node.body)
         builders = set(self.builders)
         moved = hoistable_prefix(statements, parameter_names(node),
                                  lambda statement: any(call in builders for call in calls_in(statement)))
         if not moved or len(moved) == len(statements):
-            return None
+            return self.refuse("the building statements read the task's arguments or end the task")
         rest = statements[len(moved):]
-        names = bound_names(moved)
-        if not names or names & bound_names(rest) or names & set(analysis.symbols.module_scope.bindings):
+        bound = bound_names(moved)
+        if bound & bound_names(rest):
+            return self.refuse("the task rebinds the names the build binds")
+        exported = sorted(bound & {n.value for s in rest for n in read_names(s)})
+        if not exported:
             return None
+        taken: set[str] = set()
+        renames = {name: worker_global_name(analysis, name, taken) for name in exported}
         initializer = unique_name(analysis, f"_init_{node.name.value}")
-        init_def = initializer_def(initializer, sorted(names), moved, node)
-        new_body = node.body.with_changes(body=[*docstring, *rest])
-        pool = self.owner.construction
-        mapping = {
-            node: lambda updated: cst.FlattenSentinel([init_def, updated.with_changes(body=new_body)]),
-            pool: lambda updated: add_keyword(updated, "initializer", cst.Name(initializer)),
-        }
+        mapping: dict = {}
+        for statement in statements:
+            rename(mapping, statement, renames)
+        globals_ = [renames[name] for name in exported]
+        count = len(moved)
+
+        def rewrite(updated: cst.FunctionDef):
+            kept_doc, updated_statements = split_docstring(updated.body)
+            init_def = initializer_function(initializer, [], globals_, updated_statements[:count], updated)
+            task = updated.with_changes(body=updated.body.with_changes(body=[*kept_doc, *updated_statements[count:]]),
+                                        leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            return cst.FlattenSentinel([*global_declarations(globals_, blank_lines_above(updated)), init_def, task])
+
+        mapping[node] = rewrite
+        mapping[self.owner.construction] = lambda updated: add_keyword(updated, "initializer", cst.Name(initializer))
         return mapping
 
 
@@ -127,18 +148,3 @@ def bound_names(statements: list) -> set[str]:
                     else:
                         names.add(dotted_name(alias.name).split(".")[0])
     return names
-
-
-def initializer_def(name: str, globals_: list[str], statements: list, template: cst.FunctionDef) -> cst.FunctionDef:
-    declaration = cst.SimpleStatementLine([cst.Global([cst.NameItem(cst.Name(g)) for g in globals_])])
-    blank_lines = []
-    for line in template.leading_lines:
-        if line.comment is not None:
-            break
-        blank_lines.append(line)
-    return cst.FunctionDef(
-        name=cst.Name(name),
-        params=cst.Parameters(),
-        body=template.body.with_changes(body=[declaration, *statements]),
-        leading_lines=blank_lines,
-    )
