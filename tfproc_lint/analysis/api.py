@@ -59,9 +59,11 @@ STATE_CONSTRUCTORS: dict[str, Kind] = {
     "tensorflow.data.FixedLengthRecordDataset": Kind.DATASET,
     "tensorflow.data.experimental.make_csv_dataset": Kind.DATASET,
     "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
+    "tensorflow.estimator.Estimator": Kind.ESTIMATOR,
 }
 # Names of old releases, still found in real code, that the installed versions no longer have.
 REMOVED_NAMES = frozenset({
+    "tensorflow.estimator.Estimator",  # removed in TensorFlow 2.16
     "keras.models.model_from_yaml", "keras.models.model_from_config", "keras.backend.get_session",
     "keras.utils.data_utils.Sequence", "tensorflow.contrib.",
 })
@@ -112,11 +114,19 @@ RUNTIME_QUERIES = frozenset({
     "tensorflow.config.list_logical_devices",
     "tensorflow.config.experimental.list_logical_devices",
 })
+# tf.distribute strategies create their devices, and with them the runtime (measured: a fork pool
+# after MirroredStrategy() or OneDeviceStrategy("/cpu:0") hangs).
+RUNTIME_STRATEGIES = frozenset({"tensorflow.distribute.MirroredStrategy", "tensorflow.distribute.OneDeviceStrategy"})
+# Pool calls whose results reach the parent before they return: a task that returns a tf.Tensor
+# makes the parent run an op when it unpickles the result (measured: a later fork pool hangs).
+SYNCHRONOUS_POOL_CALLS = frozenset({"map", "starmap", "apply"})
 MODEL_RUNS = frozenset(
     "predict fit evaluate predict_on_batch train_on_batch test_on_batch build predict_step "
     "fit_generator predict_generator evaluate_generator".split()
 )
 SESSION_RUNS = frozenset({"run", "partial_run"})
+ESTIMATOR_RUNS = frozenset({"train", "evaluate", "predict", "export_saved_model", "export_savedmodel"})
+ESTIMATOR_SUFFIXES = ("Estimator", "Classifier", "Regressor")  # tf.estimator.DNNClassifier, ...
 # A task that trains what it builds: building per task is the work itself (TFP301).
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch", "minimize", "apply_gradients"})
 # Keras constructors that create weights at once when given arguments.

@@ -84,6 +84,13 @@ class FileAnalysis:
         return found
 
     @cached_property
+    def _crossing_by_call(self) -> dict[cst.Call, Crossing]:
+        return {crossing.call: crossing for crossing in self.crossings}
+
+    def crossing_of(self, call: cst.Call) -> Crossing | None:
+        return self._crossing_by_call.get(call)
+
+    @cached_property
     def owners(self) -> dict[cst.Call, Owner]:
         owners: dict[cst.Call, Owner] = {}
 

@@ -20,6 +20,7 @@ class Kind(enum.Enum):
     DATASET = "dataset"
     SAVED_MODEL = "saved_model"
     KERAS_MODEL = "keras_model"
+    ESTIMATOR = "estimator"  # tf.estimator (TF1/2.15-): runs sessions in train/evaluate/predict
     # processes
     CONTEXT = "context"
     POOL = "pool"

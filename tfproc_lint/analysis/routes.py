@@ -199,6 +199,12 @@ class RouteFinder:
         if node is None:
             return
         # functools.partial(worker, state, ...): the worker is the callable, the rest is sent.
+        if isinstance(node, cst.Name):  # `task = partial(worker, model)` then `pool.map(task, ...)`
+            bindings = self.symbols.bindings_at(node.value, scope, crossing.site.order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
+                name = self.classifier.qualified_name(bindings[0].value.func, bindings[0].scope, bindings[0].order)
+                if name == "functools.partial":
+                    node, scope = bindings[0].value, bindings[0].scope
         if isinstance(node, cst.Call):
             name = self.classifier.qualified_name(node.func, scope, crossing.site.order)
             if name == "functools.partial" and node.args:

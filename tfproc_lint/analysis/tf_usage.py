@@ -94,9 +94,15 @@ class TensorFlowUsage:
                 return f"calls model.{method}()"
             if receiver.kind is Kind.SAVED_MODEL:
                 return "calls a loaded SavedModel"
+            if receiver.kind is Kind.ESTIMATOR and method in api.ESTIMATOR_RUNS:
+                return f"runs an Estimator ({method})"
         name = classifier.qualified_name(func, site.scope, site.order)
         if name in api.RUNTIME_QUERIES:
             return f"lists devices ({self.analysis.code(func, 40)}())"
+        if name in api.RUNTIME_STRATEGIES:
+            return f"creates a {_short(name)}, which creates the devices"
+        if self._receives_tensors(call):
+            return "unpickles tf.Tensor results from the workers, which runs an op"
         if graph:
             return None
         callee = classifier.classify(func, site.scope, site.order)
@@ -107,6 +113,26 @@ class TensorFlowUsage:
         if name and name.startswith("tensorflow.") and is_eager_op(name[len("tensorflow."):]):
             return f"runs an eager op ({_short(name)})"
         return None
+
+    def _receives_tensors(self, call: cst.Call) -> bool:
+        """`pool.map(task, ...)` whose task (a function of this file) returns a tf.Tensor."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in api.SYNCHRONOUS_POOL_CALLS):
+            return False
+        crossing = self.analysis.crossing_of(call)
+        if crossing is None or crossing.callable is None or not crossing.route.startswith("Pool."):
+            return False
+        worker = self.analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        if worker.function is None:
+            return False
+        for returned in worker.function.returns:
+            value = returned.value
+            site = self.analysis.site(value) if isinstance(value, cst.Call) else None
+            if site is not None:
+                name = self.classifier.qualified_name(value.func, site.scope, site.order)
+                if name and name.startswith("tensorflow.") and is_eager_op(name[len("tensorflow."):]):
+                    return True
+        return False
 
     def _builds_weights(self, value, call: cst.Call) -> bool:
         if value.detail.startswith(api.KERAS_APPLICATIONS):

@@ -49,6 +49,7 @@ class Classifier:
     def __init__(self, symbols: SymbolTable) -> None:
         self.symbols = symbols
         self.graph_mode = lambda: False  # set by FileAnalysis: TF1 graph mode for this module
+        self._sites_by_function: dict | None = None
         self._cache: dict[tuple[int, int], Value] = {}
         self._active: set[tuple[int, int]] = set()
 
@@ -127,7 +128,9 @@ class Classifier:
         if kind == "class":
             info = self.symbols.classes.get(binding.value)
             return Value(Kind.CLASS, origin=binding.value, info=info)
-        if binding.value is None or kind in ("param", "except"):
+        if kind == "param":
+            return self._argument_for(binding, depth)
+        if binding.value is None or kind == "except":
             return UNKNOWN
         if kind == "for":
             return self.element_of(binding.value, binding.scope, binding.order, depth + 1)
@@ -139,6 +142,40 @@ class Classifier:
                 return Value(Kind.CONNECTION, origin=value.origin)
             return self._unpacked(binding, depth)
         return value
+
+    def _argument_for(self, binding: Binding, depth: int) -> Value:
+        """A parameter of a function of this file: what every call site in the file passes for it
+        (when they agree). Self, defaults and *args are not followed."""
+        function = binding.scope.function
+        param = binding.value
+        if function is None or not isinstance(param, cst.Param) or depth > MAX_DEPTH // 2:
+            return UNKNOWN
+        positional_params = [*function.node.params.posonly_params, *function.node.params.params]
+        index = next((i for i, p in enumerate(positional_params) if p is param), None)
+        if function.self_name is not None and index is not None:
+            if index == 0:
+                return UNKNOWN
+            index -= 1
+        values = []
+        for site in self._call_sites().get(function.node, ()):
+            given = argument(site.node, index, param.name.value) if index is not None \
+                else keyword(site.node, param.name.value)
+            if given is None or any(arg.star for arg in site.node.args):
+                return UNKNOWN
+            values.append(self.classify(given, site.scope, site.order, depth + 1))
+        return merge(values) if values else UNKNOWN
+
+    def _call_sites(self) -> dict:
+        """Functions of this file -> the call sites that call them by name."""
+        if self._sites_by_function is None:
+            found: dict = {}
+            for site in self.symbols.calls:
+                if isinstance(site.node.func, cst.Name):
+                    bindings = self.symbols.bindings_at(site.node.func.value, site.scope, site.order)
+                    if len(bindings) == 1 and bindings[0].kind == "def":
+                        found.setdefault(bindings[0].value, []).append(site)
+            self._sites_by_function = found
+        return self._sites_by_function
 
     def _unpacked(self, binding: Binding, depth: int) -> Value:
         """`a, b = (x, y)` or `a, b = helper()` whose returns are tuple displays: the element at
@@ -380,6 +417,8 @@ class Classifier:
                 if name.rsplit(".", 1)[1] in api.DATASET_FACTORIES:
                     return Value(Kind.DATASET, origin=node, detail=name)
                 return UNKNOWN
+            if name.startswith("tensorflow.estimator.") and name.endswith(api.ESTIMATOR_SUFFIXES):
+                return Value(Kind.ESTIMATOR, origin=node, detail=name)
             if name.startswith("keras.applications.") and name.rsplit(".", 1)[1][:1].isupper():
                 return Value(Kind.KERAS_MODEL, origin=node, detail=name)
             if name.startswith("numpy."):
