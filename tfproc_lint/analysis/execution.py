@@ -5,7 +5,8 @@ functions, methods and constructors of the same file, up to a depth. It follows 
 a branch that ends in `return`, `raise`, `sys.exit()` / `os._exit()`, `break` or `continue` does
 not flow into the statements after it. The state is "the runtime may have started", so where paths
 meet (after an `if`, a loop, a call) it is the union over them. Each function is also walked as an
-entry point from the state the module's import leaves (console scripts, `absl.app.run(main)`).
+entry point from the state the module's import leaves (console scripts, `absl.app.run(main)`), unless
+the module's own flow calls it.
 
 The result: for every call and assignment the walk reached, the first runtime start that may
 precede it, or None. Rules look up the calls they care about (fork points, configuration).
@@ -70,6 +71,8 @@ class ExecutionWalk:
         self.usage = analysis.tf
         self.classifier = analysis.classifier
         self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}
+        self.on_import: set[cst.CSTNode] = set()
+        self._importing = False
         self._summaries: dict[tuple, object] = {}
         self._active: set[cst.FunctionDef] = set()
         self._functions: list[_Frame] = []
@@ -83,13 +86,24 @@ class ExecutionWalk:
     # entry points ----------------------------------------------------------------------------------
     def _run(self) -> None:
         module = self.analysis.module
-        self._with_function_frame(lambda: self.block(module.body, None, False, 0))
-        on_import = self._with_function_frame(
-            lambda: self.block([s for s in module.body if not is_main_guard(s)], None, False, MAX_CALL_DEPTH))
+        importing = [s for s in module.body if not is_main_guard(s)]
+        self._importing = True  # what runs on import also runs in every spawned child
+        on_import = self._with_function_frame(lambda: self.block(importing, None, False, 0))
+        self._importing = False
         if on_import is UNREACHABLE:
             return
+        guards = [s for s in module.body if is_main_guard(s)]
+        self._with_function_frame(lambda: self.block(guards, on_import, False, 0))
+        # Functions the module's own flow never reaches may be entry points of their own.
+        reached = {key[0] for key in self._summaries}
         for info in self.analysis.symbols.functions.values():
-            self.function(info, on_import, False, depth=1)
+            if info.node not in reached:
+                self.function(info, on_import, False, depth=1)
+
+    def runs_on_import(self, node: cst.CSTNode) -> bool:
+        """The call runs when the module is imported (outside the `__main__` block), directly
+        or through functions called at import."""
+        return node in self.on_import
 
     def _with_function_frame(self, walk):
         self._functions.append(_Frame())
@@ -287,6 +301,8 @@ class ExecutionWalk:
     def _record(self, node: cst.CSTNode, state) -> None:
         if state is UNREACHABLE:
             return
+        if self._importing:
+            self.on_import.add(node)
         if self.state_at.get(node) is None:
             self.state_at[node] = state
 

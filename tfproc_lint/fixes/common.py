@@ -8,7 +8,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.symbols import dotted_name
-from tfproc_lint.analysis.walk import child_nodes, is_main_guard, iter_tree
+from tfproc_lint.analysis.walk import child_nodes
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
 
@@ -110,18 +110,10 @@ def unique_name(analysis: FileAnalysis, wanted: str) -> str:
     return name
 
 
-def top_level_statement(analysis: FileAnalysis, node: cst.CSTNode) -> cst.CSTNode | None:
-    for statement in analysis.module.body:
-        if any(inner is node for inner in iter_tree(statement)):
-            return statement
-    return None
-
-
 def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:
-    """Inside a function, a class or the `__main__` block: not re-run when spawn imports the module."""
-    statement = top_level_statement(analysis, node)
-    return isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or (
-        statement is not None and is_main_guard(statement))
+    """Not run on import (neither at module level outside the `__main__` block, nor in a function
+    called there): a spawned child, which re-imports the main module, does not run it again."""
+    return not analysis.execution.runs_on_import(node)
 
 
 def spawn_context(module_name: str) -> cst.Call:
