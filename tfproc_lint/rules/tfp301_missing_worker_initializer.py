@@ -29,7 +29,9 @@ class MissingWorkerInitializer(Rule):
         "Checks the callable given to a process pool (`Pool.map`/`apply_async`/..., "
         "`ProcessPoolExecutor.submit`/`map`) for statements that build TensorFlow state on every "
         "call (a `tf.Graph`, a session, `load_model`, `tf.saved_model.load`, a Keras model build), "
-        "directly or through a helper in the same file, when the pool has no `initializer=`."
+        "directly or through a helper in the same file, when the pool has no `initializer=` and one "
+        "build per worker would serve every task: what is built does not depend on the task's data, "
+        "the task does not train it, and the pool runs more tasks than it has workers."
     )
     why_bad = (
         "Each task pays the full build: graph construction, weight loading, runtime warm-up. In the "
@@ -37,9 +39,11 @@ class MissingWorkerInitializer(Rule):
         "of times more tasks per second than a model loaded per task."
     )
     known_problems = (
-        "A build cached in a global behind an `if x is None:` guard, in an `except` branch, or in "
-        "an `lru_cache`d helper is once per worker and not reported. `maxtasksperchild=1` "
-        "(`max_tasks_per_child=1`) asks for one process per task and is not reported."
+        "Not reported, because an initializer would not reduce the builds: a build cached in a "
+        "global behind an `if x is None:` guard, in an `except` branch or an `lru_cache`d helper; a "
+        "build from the task's own data (a checkpoint path, hyper-parameters, constants or a dataset "
+        "from the task's arguments); a task that trains what it builds; `maxtasksperchild=1`; a "
+        "one-shot pool (`Pool(1).apply(...)`) and a pool sized to its batch (`Pool(len(batch))`)."
     )
     fix_safety = (
         "Where the building statements at the top of the task function do not depend on the task's "
