@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tfproc_lint import __version__
 from tfproc_lint.config import START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -95,6 +96,9 @@ def configuration(args):
             options[option.replace("_", "-")] = value
     if options:
         config = apply_options(config, options, "the command line")
+    config.check_selectors(rule_codes())
+    for warning in config.warnings:
+        print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
     return config
 
 

@@ -13,6 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -44,6 +45,10 @@ class Config:
     # Where target_python came from, quoted in messages ("requires-python in pyproject.toml").
     target_python_source: str = ""
     origin: dict = field(default_factory=dict, compare=False, hash=False)
+    # Every code or prefix read for select, ignore or extend-select: (option, selector, where).
+    selectors: tuple[tuple[str, str, str], ...] = field(default=(), compare=False, hash=False)
+    # Problems that do not stop a run (a misspelled table), one line each.
+    warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     def is_enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore."""
@@ -61,6 +66,14 @@ class Config:
             method = "forkserver" if self.target_python >= FORKSERVER_DEFAULT_FROM else "fork"
             return method, f"Linux default on Python {version}, {self.target_python_source or 'target-python'}"
         return "fork", "Linux default before Python 3.14"
+
+    def check_selectors(self, codes: Iterable[str]) -> None:
+        """Raise ConfigError for the first selector that is no prefix of any of the rules' `codes`
+        (a misspelled code would otherwise select or ignore nothing, silently)."""
+        codes = list(codes)
+        for option, selector, where in self.selectors:
+            if not any(code.startswith(selector) for code in codes):
+                raise ConfigError(f"{option} in {where}: {selector!r} matches no rule (rules: {', '.join(codes)})")
 
 
 # Option table: file key -> (Config field, parser)
@@ -118,6 +131,9 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             raise ConfigError(f"unknown option {raw_key!r} in {where} (known options: {known})")
         attribute, parser = OPTIONS[key]
         parsed = parser(value, f"{key} in {where}")
+        if parser is _codes:
+            changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
+                (key, selector, where) for selector in parsed)
         if attribute == "extend_select":
             changes["select"] = tuple(changes.get("select", config.select)) + parsed
             continue
@@ -127,7 +143,7 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
     if not changes:
         return config
     origin = dict(config.origin)
-    origin.update({key: where for key in changes})
+    origin.update({key: where for key in changes if key != "selectors"})
     return replace(config, origin=origin, **changes)
 
 
@@ -170,6 +186,8 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
         if version:
             config = replace(config, target_python=version,
                              target_python_source=f"requires-python in {path.name}")
+    tables = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
+    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), f"{path.name}", "table")
     section = data.get("tool", {}).get("tfproc-lint")
     if section is None:
         return config
@@ -190,10 +208,26 @@ def _apply_ini(config: Config, path: Path) -> Config:
         if version:
             config = replace(config, target_python=version,
                              target_python_source=f"python_requires in {path.name}")
-    for section in ("tfproc_lint", "tfproc-lint"):
+    config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, path.name, "section")
+    for section in INI_SECTIONS:
         if parser.has_section(section):
             config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")
     return config
+
+
+INI_SECTIONS = ("tfproc_lint", "tfproc-lint")
+
+
+def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...], where: str, noun: str) -> Config:
+    """A warning for each table whose name reads as tfproc-lint's but is spelled differently
+    (`[tool.tfproc_lint]`, `[tfproclint]`): it would be ignored without a word."""
+    def normal(name: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", re.sub(r"^tool[.:]", "", name.lower()))
+
+    right = " or ".join(f"[{name}]" for name in accepted)
+    found = [f"[{name}] in {where} is not read: the {noun} is spelled {right}"
+             for name in names if normal(name) == "tfproclint" and name not in accepted]
+    return replace(config, warnings=config.warnings + tuple(found)) if found else config
 
 
 def lowest_python(specifier: str, where: str) -> tuple[int, int] | None:
