@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
 
     started = time.monotonic()
     chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
-    outdir = args.output
+    outdir = args.output.absolute()  # each scenario runs in a directory of its own
     outdir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(outdir / "autofixed", ignore_errors=True)
     (outdir / "benchmark.png").unlink(missing_ok=True)
