@@ -168,15 +168,16 @@ def _unified_diff(entry) -> str:
 
 # rules, explain, probe -----------------------------------------------------------------------------
 def _rules(args) -> int:
-    from tfproc_lint.docs import doc_path
+    from tfproc_lint.links import rule_url
     from tfproc_lint.rules.base import all_rules
 
     rules = all_rules()
     if args.format == "json":
-        print(json.dumps([{
+        entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
-            "fix": r.fix_availability, "docs": doc_path(r.code),
-        } for r in rules], indent=2))
+            "fix": r.fix_availability, "url": rule_url(r.code),
+        } for r in rules]
+        print(json.dumps([{k: v for k, v in entry.items() if v is not None} for entry in entries], indent=2))
         return EXIT_CLEAN
     for rule in rules:
         print(f"{rule.code}  {rule.name:<34} {rule.summary}")
