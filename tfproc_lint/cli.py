@@ -137,10 +137,13 @@ def _check(args) -> int:
     for error in run.errors:
         print(f"tfproc-lint: {error.path}: {error.reason}", file=sys.stderr)
     if args.diff:
+        from tfproc_lint.output.console import is_terminal
+        from tfproc_lint.output.text import diff_summary
+
         sys.stdout.write("".join(run.diffs))
-        if not args.quiet:
-            more = f"; {run.hidden_unsafe} more with --unsafe-fixes" if run.hidden_unsafe else ""
-            print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
+        if not args.quiet:  # after the diff on a terminal; kept out of a redirected patch
+            sys.stdout.flush()
+            print(diff_summary(run), file=sys.stdout if is_terminal(sys.stdout) else sys.stderr)
     else:
         output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
         if args.quiet and args.format == "text":

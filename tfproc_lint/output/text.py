@@ -38,6 +38,17 @@ def summary(run: Run) -> str:
     return text + (f" ({'; '.join(parts)})." if parts else ".")
 
 
+def diff_summary(run: Run) -> str:
+    """What `--diff` would do: '2 fixes would be applied; 1 finding has no fix (manual edit required).'"""
+    parts = [f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied"]
+    if run.hidden_unsafe:
+        parts.append(f"{run.hidden_unsafe} more with --unsafe-fixes")
+    manual = sum(1 for d in run.diagnostics if d.fix is None)
+    if manual:
+        parts.append(f"{manual} finding{' has' if manual == 1 else 's have'} no fix (manual edit required)")
+    return "; ".join(parts) + "."
+
+
 def render(run: Run, colour=None) -> str:
     lines = [diagnostic_line(d, colour) for d in run.diagnostics]
     lines.append(summary(run))
