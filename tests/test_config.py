@@ -164,6 +164,40 @@ def test_explicit_config_file_replaces_discovery(project, capsys) -> None:
     assert load_config(project, ini).assume_start_method == "forkserver"
 
 
+# Where an assumed start method came from ---------------------------------------------------------------
+FORK_DEFAULT = "fork is the Linux default"
+
+
+@pytest.mark.parametrize("files, options, expected", [
+    ({}, {}, ("fork", "no start method set; fork is the Linux default before Python 3.14")),
+    ({"setup.cfg": "[options]\npython_requires = >=3.10\n"}, {},
+     ("fork", f"target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT}")),
+    ({"pyproject.toml": '[project]\nrequires-python = ">=3.14"\n'}, {},
+     ("forkserver", "target Python 3.14 from requires-python in pyproject.toml: forkserver is the Linux default")),
+    ({"setup.cfg": "[tfproc_lint]\ntarget-python = 3.12\n"}, {},
+     ("fork", f"target Python 3.12 from target-python in [tfproc_lint] in setup.cfg: {FORK_DEFAULT}")),
+    ({}, {"target-python": "3.11"}, ("fork", f"target Python 3.11 from --target-python: {FORK_DEFAULT}")),
+    ({"pyproject.toml": '[tool.tfproc-lint]\nassume-start-method = "spawn"\n'}, {},
+     ("spawn", "assume-start-method in [tool.tfproc-lint] in pyproject.toml")),
+    ({}, {"assume-start-method": "forkserver"}, ("forkserver", "--assume-start-method")),
+])
+def test_assumed_start_method_says_where_it_came_from(project, files, options, expected) -> None:
+    for name, text in files.items():
+        write(project / name, text)
+    config = load_config(project)
+    if options:
+        config = apply_options(config, options, "the command line")
+    assert config.default_start_method() == expected
+
+
+def test_finding_names_the_target_version_and_its_source(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "setup.cfg", "[options]\npython_requires = >=3.10\n")
+    code, out, _ = lint(capsys, "app.py")
+    assert code == 1
+    assert f"(fork assumed: target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT})" in out
+
+
 # Errors ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text, expected", [
     ('[tool.tfproc-lint]\nselct = ["TFP1"]\n', "unknown option 'selct' in [tool.tfproc-lint] in pyproject.toml"),

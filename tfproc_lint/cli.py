@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from tfproc_lint import __version__
-from tfproc_lint.config import START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.config import COMMAND_LINE, START_METHODS, ConfigError, apply_options, load_config
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -95,7 +95,7 @@ def configuration(args):
         if value is not None:
             options[option.replace("_", "-")] = value
     if options:
-        config = apply_options(config, options, "the command line")
+        config = apply_options(config, options, COMMAND_LINE)
     config.check_selectors(rule_codes())
     for warning in config.warnings:
         print(f"tfproc-lint: warning: {warning}", file=sys.stderr)

@@ -28,6 +28,7 @@ DEFAULT_EXCLUDE = (
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
 )
 FORKSERVER_DEFAULT_FROM = (3, 14)  # Python 3.14: forkserver became the Linux default
+COMMAND_LINE = "the command line"  # `where` of the options given on the command line
 
 
 class ConfigError(ValueError):
@@ -42,7 +43,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     target_python: tuple[int, int] | None = None
     assume_start_method: str | None = None
-    # Where target_python came from, quoted in messages ("requires-python in pyproject.toml").
+    # Where target_python came from, in the user's terms ("requires-python in pyproject.toml").
     target_python_source: str = ""
     origin: dict = field(default_factory=dict, compare=False, hash=False)
     # Every code or prefix read for select, ignore or extend-select: (option, selector, where).
@@ -57,15 +58,18 @@ class Config:
         return selected > ignored
 
     def default_start_method(self) -> tuple[str, str]:
-        """The start method assumed where the file names none, and why."""
+        """The start method assumed where the file names none, and why, in one line that says
+        where the assumption came from: "target Python 3.10 from python_requires in setup.cfg:
+        fork is the Linux default"."""
         if self.assume_start_method:
             where = self.origin.get("assume_start_method", "the configuration")
-            return self.assume_start_method, f"assume-start-method in {where}"
+            return self.assume_start_method, setting_name("assume-start-method", where)
         if self.target_python is not None:
             version = ".".join(map(str, self.target_python))
             method = "forkserver" if self.target_python >= FORKSERVER_DEFAULT_FROM else "fork"
-            return method, f"Linux default on Python {version}, {self.target_python_source or 'target-python'}"
-        return "fork", "Linux default before Python 3.14"
+            source = self.target_python_source or "target-python"
+            return method, f"target Python {version} from {source}: {method} is the Linux default"
+        return "fork", "no start method set; fork is the Linux default before Python 3.14"
 
     def check_selectors(self, codes: Iterable[str]) -> None:
         """Raise ConfigError for the first selector that is no prefix of any of the rules' `codes`
@@ -139,12 +143,17 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             continue
         changes[attribute] = parsed
         if attribute == "target_python":
-            changes["target_python_source"] = f"target-python in {where}"
+            changes["target_python_source"] = setting_name("target-python", where)
     if not changes:
         return config
     origin = dict(config.origin)
     origin.update({key: where for key in changes if key != "selectors"})
     return replace(config, origin=origin, **changes)
+
+
+def setting_name(option: str, where: str) -> str:
+    """An option as the user wrote it: `--target-python`, or `target-python in [tfproc_lint] in setup.cfg`."""
+    return f"--{option}" if where == COMMAND_LINE else f"{option} in {where}"
 
 
 def find_project_root(start: Path) -> Path | None:
