@@ -82,3 +82,14 @@ def test_make_test_installs_the_probe_and_test_extras_also_after_make_demo(tmp_p
         assert "pytest" in commands
     after_test = make_dry_run("demo", tmp_path / "venv2", ".linter-installed", ".all-installed")
     assert " install " not in after_test  # `make test` installed everything `make demo` needs
+
+
+def test_contributing_names_real_make_targets_and_files() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"`?make (\w+)", text))
+    assert {"test", "lint", "probe"} <= targets
+    for target in targets:
+        assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
+    for path in re.findall(r"\]\(([^)#]+)\)", text):  # Markdown links
+        assert (ROOT / path).exists(), path
