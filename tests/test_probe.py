@@ -6,8 +6,11 @@ that the rules are true.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
+import sys
 import time
 
 import pytest
@@ -22,10 +25,15 @@ RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301")
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory):
+def probe(tmp_path_factory, pytestconfig):
     out = tmp_path_factory.mktemp("probe-report")
     start = time.monotonic()
-    code = cli.main(["--quick", "--output", str(out)])
+    # Several minutes: one line per finished scenario on the terminal, past pytest's capture.
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        print("\nrunning the probe (--quick): one line per scenario", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(io.StringIO()):  # the summary tables: in report.md
+            code = cli.main(["--quick", "--progress", "--output", str(out)])
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     return {"code": code, "report": report, "out": out, "wall_s": time.monotonic() - start}
 

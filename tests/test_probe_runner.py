@@ -300,3 +300,12 @@ def test_probe_error_fails_the_rule_and_the_run(tmp_path):
     assert result["rules"]["TFP999"]["status"] == judge.PROBE_ERROR
     assert "probe error" in result["result"] and "scenario file not found: /x/case.py" in result["result"]
     assert "crash" not in result["result"]
+
+
+def test_progress_option_prints_one_line_per_scenario_when_not_a_terminal(capsys, tmp_path):
+    from runtime_probe import cli
+
+    assert cli.build_parser().parse_args(["--progress"]).progress is True
+    progress = cli.Progress(total=2, always=True)
+    progress.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
+    assert capsys.readouterr().err == "[1/2] case: ok (3 s)\n"
