@@ -29,6 +29,7 @@ DEFAULT_EXCLUDE = (
 )
 FORKSERVER_DEFAULT_FROM = (3, 14)  # Python 3.14: forkserver became the Linux default
 COMMAND_LINE = "the command line"  # `where` of the options given on the command line
+INI_SECTIONS = ("tfproc_lint", "tfproc-lint")  # setup.cfg's sections for tfproc-lint
 
 
 class ConfigError(ValueError):
@@ -196,7 +197,7 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
             config = replace(config, target_python=version,
                              target_python_source=f"requires-python in {path.name}")
     tables = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
-    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), f"{path.name}", "table")
+    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), path.name, "table")
     section = data.get("tool", {}).get("tfproc-lint")
     if section is None:
         return config
@@ -222,9 +223,6 @@ def _apply_ini(config: Config, path: Path) -> Config:
         if parser.has_section(section):
             config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")
     return config
-
-
-INI_SECTIONS = ("tfproc_lint", "tfproc-lint")
 
 
 def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...], where: str, noun: str) -> Config:
