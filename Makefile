@@ -1,20 +1,29 @@
-# Two commands for a newcomer: `make demo` (set up, then lint the bundled example) and `make test`.
+# Two commands for a newcomer: `make demo` (install the linter, lint the bundled example) and
+# `make test` (install the probe and test extras too, run the suite).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 
 .PHONY: setup demo test probe benchmark docs lint clean
 
-setup: $(VENV)/.installed
+# Everything: the linter, the runtime probe (TensorFlow) and the test tools (about 1.7 GB).
+setup: $(VENV)/.all-installed
 
-$(VENV)/.installed: setup.cfg pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[probe,test]'
+
+# The linter alone (libcst, flake8, packaging): seconds on a fresh clone.
+$(VENV)/.linter-installed: setup.cfg pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e .
 	touch $@
 
+$(VENV)/.all-installed: setup.cfg pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e '.[probe,test]'
+	touch $(VENV)/.linter-installed $@
+
 # Lint the bundled example (exit 1 = findings, as expected), then show the fixes as a diff.
-demo: setup
+demo: $(VENV)/.linter-installed
 	$(BIN)/tfproc-lint check examples/; test $$? -eq 1
 	$(BIN)/tfproc-lint check examples/ --diff --unsafe-fixes; test $$? -le 1
 
@@ -28,7 +37,7 @@ probe: setup
 docs: setup
 	$(BIN)/python -m tfproc_lint.docs
 
-lint: setup
+lint: $(VENV)/.linter-installed
 	$(BIN)/flake8 tfproc_lint runtime_probe tests
 	$(BIN)/tfproc-lint check fixtures/lint/near_misses
 

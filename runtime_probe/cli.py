@@ -39,14 +39,17 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
                         "(0: wait for the time limit; default %(default)s)")
     parser.add_argument("--output", type=Path, default=Path("probe-report"), help="output folder (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=2, help="scenarios run at the same time (default %(default)s)")
+    parser.add_argument("--progress", action="store_true",
+                        help="one line on stderr per finished scenario even when stderr is no terminal "
+                        "(by default only on a terminal)")
     return parser
 
 
 class Progress:
-    """Progress lines on stderr, only for a person watching a terminal."""
+    """Progress lines on stderr: for a person watching a terminal, or `always` (--progress)."""
 
-    def __init__(self, total: int):
-        self.enabled = sys.stderr.isatty()
+    def __init__(self, total: int, always: bool = False):
+        self.enabled = always or sys.stderr.isatty()
         self.total, self.done = total, 0
         self.lock = threading.Lock()  # scenarios finish in the runner's threads
 
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
 
     started = time.monotonic()
     chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
-    outdir = args.output
+    outdir = args.output.absolute()  # each scenario runs in a directory of its own
     outdir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(outdir / "autofixed", ignore_errors=True)
     (outdir / "benchmark.png").unlink(missing_ok=True)
@@ -95,7 +98,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     scenarios = chosen + loop.autofixed
     skipped = {s.name: gpu.skip_reason(s.gpus, gpus) for s in scenarios if gpu.skip_reason(s.gpus, gpus)}
     to_run = [s for s in scenarios if s.name not in skipped]
-    progress = Progress(len(to_run))
+    progress = Progress(len(to_run), always=args.progress)
     observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario,
                               timeout=args.timeout, idle_s=args.idle or None)
     bench = benchmark.run(mode, progress=progress.line) if run_benchmark else None

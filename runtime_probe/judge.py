@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from .catalog import Scenario, compared_to
-from .runner import Observation
+from .runner import PROBE_ERROR, Observation
 
 CONFIRMED = "confirmed"
 NOT_CONFIRMED = "not confirmed"
+# PROBE_ERROR: the probe could not run the scenario; says nothing about the rule.
 
 
 def describe_expectation(expect: dict) -> str:
@@ -35,6 +36,8 @@ def _throughput(obs: Observation | None) -> float | None:
 def check(scenario: Scenario, obs: Observation, observations: dict[str, Observation]) -> tuple[str, str]:
     """(verdict, reason) for one scenario; the reason is empty when confirmed."""
     expect = scenario.expect
+    if obs.outcome == PROBE_ERROR:
+        return PROBE_ERROR, obs.detail
     if obs.outcome != expect["outcome"]:
         return NOT_CONFIRMED, f"expected {expect['outcome']}, observed {obs.summary()}"
     if obs.outcome == "exception":
@@ -62,6 +65,8 @@ def rule_status(rows: list[dict]) -> str:
     if not ran:
         return rows[0]["verdict"] if rows else "no scenarios"
     core = [r for r in ran if r["kind"] in ("bad", "fixed")]
+    if any(r["verdict"] == PROBE_ERROR for r in core):
+        return PROBE_ERROR
     if any(r["verdict"] != CONFIRMED for r in core):
         return NOT_CONFIRMED
     kinds = {r["kind"] for r in core}

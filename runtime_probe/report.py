@@ -53,6 +53,7 @@ def build(scenarios, observed, skipped, loop, bench, gpus, wall_s, command) -> d
             "scenarios": [r["name"] for r in mine],
         }
     failing = [f"{code} not confirmed" for code, info in rules.items() if info["status"] == judge.NOT_CONFIRMED]
+    failing += [f"{r['name']}: probe error ({r['reason']})" for r in rows if r["verdict"] == judge.PROBE_ERROR]
     failing += [f"{r['name']} fails" for r in rows if r["kind"] == "auto-fixed" and r["verdict"] == judge.NOT_CONFIRMED]
     if loop.failures:
         failing.append(f"{len(loop.failures)} lint check(s) failed")

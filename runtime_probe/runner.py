@@ -4,13 +4,15 @@ Outcomes: ok (result line printed and the script's own check passed), wrong resu
 the check failed), exception (type, first message line, parent or worker), hang (no result before
 the limit, or the whole process tree idle for `idle_s`), lost task (like a hang, but a worker
 process died while the parent kept waiting), crash (killed by a signal, or a nonzero exit without
-a Python exception), no result (exit 0 without a result line).
+a Python exception), no result (exit 0 without a result line). A scenario the probe could not
+start (its file is missing) is a probe error, never an outcome of the scenario.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -26,6 +28,9 @@ from .support import RESULT_PREFIX
 
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent  # what PYTHONPATH needs for runtime_probe
 IDLE_S = 8.0
+PROBE_ERROR = "probe error"
+# What the interpreter prints (then exits 2) when it cannot open the script it was given.
+CANNOT_OPEN = re.compile(r"can't open file '(?P<path>.+)': \[Errno (?P<errno>\d+)\] (?P<reason>.+)")
 
 
 @dataclass
@@ -104,6 +109,10 @@ def classify(run: ProcessRun) -> Observation:
     if run.returncode < 0:
         obs.outcome, obs.detail = "crash", f"killed by {_signal_name(-run.returncode)}"
         return obs
+    cannot_open = CANNOT_OPEN.search(run.stderr) if run.returncode == 2 and not found else None
+    if cannot_open:
+        obs.outcome, obs.detail = PROBE_ERROR, _cannot_open(cannot_open)
+        return obs
     if run.returncode > 0:
         final = tracebacks.final_parent_exception(found)
         if final is not None or worker_errors:
@@ -119,6 +128,12 @@ def classify(run: ProcessRun) -> Observation:
     return obs
 
 
+def _cannot_open(match: re.Match) -> str:
+    if match.group("errno") == "2":
+        return f"scenario file not found: {match.group('path')}"
+    return f"cannot open scenario file {match.group('path')}: {match.group('reason')}"
+
+
 def scenario_env(tmpdir: str) -> dict:
     """The caller's environment, with runtime_probe importable and a private temp directory."""
     env = dict(os.environ)
@@ -131,10 +146,13 @@ def scenario_env(tmpdir: str) -> dict:
 
 def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: float | None = IDLE_S,
                  python: str = sys.executable) -> Observation:
+    path = scenario.path.absolute()  # the scenario runs in a directory of its own
+    if not path.is_file():
+        return Observation(PROBE_ERROR, 0.0, detail=f"scenario file not found: {path}")
     tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
     try:
         run = execute(
-            [python, str(scenario.path)],
+            [python, str(path)],
             timeout=timeout or scenario.timeout,
             idle_s=idle_s,
             cwd=tmpdir,

@@ -68,8 +68,11 @@ def test_noqa_in_the_cli(project) -> None:
     (project / "silenced.py").write_text(BAD.replace(".start()\n", ".start()  # noqa: TFP101\n"))
     (project / "other_code.py").write_text(BAD.replace(".start()\n", ".start()  # noqa: E501\n"))
     (project / "bare.py").write_text(BAD.replace(".start()\n", ".start()  # NOQA\n"))
-    assert run("check", "silenced.py", "bare.py", cwd=project).returncode == 0
+    (project / "mixed.py").write_text(BAD.replace(".start()\n", ".start()  # noqa:E501,TFP101\n"))
+    (project / "other_rule.py").write_text(BAD.replace(".start()\n", ".start()  # noqa: TFP201\n"))
+    assert run("check", "silenced.py", "bare.py", "mixed.py", cwd=project).returncode == 0
     assert run("check", "other_code.py", cwd=project).returncode == 1
+    assert run("check", "other_rule.py", cwd=project).returncode == 1
 
 
 def test_bad_files_are_reported_and_the_run_goes_on(project) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -163,6 +164,40 @@ def test_explicit_config_file_replaces_discovery(project, capsys) -> None:
     assert load_config(project, ini).assume_start_method == "forkserver"
 
 
+# Where an assumed start method came from ---------------------------------------------------------------
+FORK_DEFAULT = "fork is the Linux default"
+
+
+@pytest.mark.parametrize("files, options, expected", [
+    ({}, {}, ("fork", "no start method set; fork is the Linux default before Python 3.14")),
+    ({"setup.cfg": "[options]\npython_requires = >=3.10\n"}, {},
+     ("fork", f"target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT}")),
+    ({"pyproject.toml": '[project]\nrequires-python = ">=3.14"\n'}, {},
+     ("forkserver", "target Python 3.14 from requires-python in pyproject.toml: forkserver is the Linux default")),
+    ({"setup.cfg": "[tfproc_lint]\ntarget-python = 3.12\n"}, {},
+     ("fork", f"target Python 3.12 from target-python in [tfproc_lint] in setup.cfg: {FORK_DEFAULT}")),
+    ({}, {"target-python": "3.11"}, ("fork", f"target Python 3.11 from --target-python: {FORK_DEFAULT}")),
+    ({"pyproject.toml": '[tool.tfproc-lint]\nassume-start-method = "spawn"\n'}, {},
+     ("spawn", "assume-start-method in [tool.tfproc-lint] in pyproject.toml")),
+    ({}, {"assume-start-method": "forkserver"}, ("forkserver", "--assume-start-method")),
+])
+def test_assumed_start_method_says_where_it_came_from(project, files, options, expected) -> None:
+    for name, text in files.items():
+        write(project / name, text)
+    config = load_config(project)
+    if options:
+        config = apply_options(config, options, "the command line")
+    assert config.default_start_method() == expected
+
+
+def test_finding_names_the_target_version_and_its_source(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "setup.cfg", "[options]\npython_requires = >=3.10\n")
+    code, out, _ = lint(capsys, "app.py")
+    assert code == 1
+    assert f"(fork assumed: target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT})" in out
+
+
 # Errors ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text, expected", [
     ('[tool.tfproc-lint]\nselct = ["TFP1"]\n', "unknown option 'selct' in [tool.tfproc-lint] in pyproject.toml"),
@@ -224,6 +259,87 @@ def test_bad_choice_exits_2_through_argparse(project) -> None:
     assert "--assume-start-method" in completed.stderr and "'thread'" in completed.stderr
 
 
+# Selectors that match no rule -------------------------------------------------------------------------
+@pytest.mark.parametrize("args, expected", [
+    (["--select", "TFP9"], "select in the command line: 'TFP9' matches no rule"),
+    (["--select", "TFP1,X"], "select in the command line: 'X' matches no rule"),
+    (["--ignore", "TFP999"], "ignore in the command line: 'TFP999' matches no rule"),
+    (["--extend-select", "TFP8"], "extend-select in the command line: 'TFP8' matches no rule"),
+])
+def test_unknown_selector_on_the_command_line_exits_2(project, capsys, args, expected) -> None:
+    code, out, err = lint(capsys, ".", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("tfproc-lint: error: ") and expected in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("pyproject.toml", '[tool.tfproc-lint]\nselect = ["TFP9"]\n',
+     "select in [tool.tfproc-lint] in pyproject.toml: 'TFP9' matches no rule"),
+    ("pyproject.toml", '[tool.tfproc-lint]\nextend-select = ["TFP8"]\n',
+     "extend-select in [tool.tfproc-lint] in pyproject.toml: 'TFP8' matches no rule"),
+    ("setup.cfg", "[tfproc_lint]\nignore = TFP301, TFP999\n",
+     "ignore in [tfproc_lint] in setup.cfg: 'TFP999' matches no rule"),
+    ("setup.cfg", "[tfproc-lint]\nselect = X\n", "select in [tfproc-lint] in setup.cfg: 'X' matches no rule"),
+])
+def test_unknown_selector_in_a_file_exits_2(project, capsys, name, text, expected) -> None:
+    write(project / name, text)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == "" and expected in err
+
+
+@pytest.mark.parametrize("selector", ["TFP", "TFP1", "TFP10", "TFP101", "TFP3"])
+def test_selectors_that_match_a_rule_are_accepted(project, capsys, selector) -> None:
+    write(project / "pyproject.toml", f'[tool.tfproc-lint]\nextend-select = ["{selector}"]\n')
+    assert lint(capsys, ".", "--select", selector, "--ignore", selector)[0] == 0
+
+
+def test_rule_codes_from_module_names_are_the_rules_codes() -> None:
+    from tfproc_lint.rules import rule_codes
+    from tfproc_lint.rules.base import all_rules
+
+    assert rule_codes() == [rule.code for rule in all_rules()]
+
+
+def test_selectors_are_checked_without_importing_libcst(project) -> None:
+    """The rules' codes come from their module names: a run that parses nothing imports no LibCST."""
+    write(project / "plain.py", "x = 1\n")
+    script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--select', 'TFP1', '.']); "
+              "print(code, 'libcst' in sys.modules)")
+    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                               text=True, timeout=60, check=False)
+    assert completed.stdout.split()[-2:] == ["0", "False"], completed.stderr
+
+
+# Misspelled tables -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, text, expected", [
+    ("pyproject.toml", "[tool.tfproc_lint]\nselect = ['TFP1']\n",
+     "[tool.tfproc_lint] in pyproject.toml is not read: the table is spelled [tool.tfproc-lint]"),
+    ("pyproject.toml", "[tool.tfproclint]\nselect = ['TFP1']\n",
+     "[tool.tfproclint] in pyproject.toml is not read: the table is spelled [tool.tfproc-lint]"),
+    ("pyproject.toml", "[tool.TFProc-Lint]\nselect = ['TFP1']\n",
+     "[tool.TFProc-Lint] in pyproject.toml is not read: the table is spelled [tool.tfproc-lint]"),
+    ("pyproject.toml", "[tfproc-lint]\nselect = ['TFP1']\n",
+     "[tfproc-lint] in pyproject.toml is not read: the table is spelled [tool.tfproc-lint]"),
+    ("setup.cfg", "[tfproclint]\nselect = TFP1\n",
+     "[tfproclint] in setup.cfg is not read: the section is spelled [tfproc_lint] or [tfproc-lint]"),
+    ("setup.cfg", "[tool:tfproc-lint]\nselect = TFP1\n",
+     "[tool:tfproc-lint] in setup.cfg is not read: the section is spelled [tfproc_lint] or [tfproc-lint]"),
+])
+def test_misspelled_table_is_a_warning_and_the_run_goes_on(project, capsys, name, text, expected) -> None:
+    write(project / name, text)
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, err = lint(capsys, "app.py")
+    assert code == 1 and "TFP201" in out  # the misspelled table's select = TFP1 was not applied
+    assert err == f"tfproc-lint: warning: {expected}\n"
+
+
+def test_right_spellings_give_no_warning(project, capsys) -> None:
+    write(project / "pyproject.toml", "[tool.tfproc-lint]\nselect = ['TFP1']\n[tool.ruff]\nline-length = 100\n")
+    write(project / "setup.cfg", "[tfproc_lint]\nignore = TFP103\n[tfproc-lint]\nignore = TFP102\n[flake8]\n")
+    assert load_config(project).warnings == ()
+    assert lint(capsys, ".")[2] == ""
+
+
 # flake8 ------------------------------------------------------------------------------------------------
 def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([tool("flake8"), "--select", "TFP", *args, "app.py"], cwd=cwd, env=run_env(),
@@ -243,6 +359,14 @@ def test_flake8_options_and_files(project) -> None:
     write(project / "pyproject.toml", '[tool.tfproc-lint]\ntarget-python = "3.14"\n')
     assert flake8(project).stdout == ""
     assert "TFP201" in flake8(project, "--tfp-target-python", "3.12").stdout
+
+
+def test_flake8_warns_about_a_misspelled_table(project) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[tool.tfproc_lint]\ntarget-python = "3.14"\n')
+    completed = flake8(project)
+    assert "TFP201" in completed.stdout
+    assert completed.stderr.count("tfproc-lint: warning: [tool.tfproc_lint] in pyproject.toml is not read") == 1
 
 
 def test_flake8_bad_choice_is_a_usage_error(project) -> None:

@@ -145,3 +145,55 @@ def test_unwritable_directory_is_reported(tmp_path) -> None:
     assert result.returncode == 1, result.stdout
     assert "job.py: cannot write" in result.stderr
     assert target.read_text(encoding="utf-8") == BAD
+
+
+MANUAL = (  # a session sent to a spawned process: TFP101, which has no fix
+    "import multiprocessing as mp\n"
+    "import tensorflow.compat.v1 as tf\n"
+    "sess = tf.Session()\n"
+    "mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
+)
+DIFF_LINE = ("--- ", "+++ ", "@@ ", " ", "+", "-")
+
+
+def test_diff_summary_counts_findings_without_a_fix(tmp_path) -> None:
+    """Piped: the diff alone on stdout (a clean patch), the summary on stderr."""
+    (tmp_path / "job.py").write_text(BAD, encoding="utf-8")
+    (tmp_path / "manual.py").write_text(MANUAL, encoding="utf-8")
+    diff = run("check", "--diff", "--unsafe-fixes", "job.py", "manual.py", cwd=tmp_path)
+    assert diff.returncode == 1
+    assert diff.stdout and all(line.startswith(DIFF_LINE) for line in diff.stdout.splitlines())
+    assert diff.stderr == "1 fix would be applied; 1 finding has no fix (manual edit required).\n"
+    safe_only = run("check", "--diff", "job.py", "manual.py", cwd=tmp_path)
+    assert safe_only.stdout == ""
+    assert safe_only.stderr == ("0 fixes would be applied; 1 more with --unsafe-fixes; "
+                                "1 finding has no fix (manual edit required).\n")
+    (tmp_path / "manual2.py").write_text(MANUAL, encoding="utf-8")
+    two = run("check", "--diff", "--unsafe-fixes", "manual.py", "manual2.py", cwd=tmp_path)
+    assert two.stderr == "0 fixes would be applied; 2 findings have no fix (manual edit required).\n"
+
+
+def test_diff_summary_follows_the_diff_on_a_terminal(tmp_path) -> None:
+    import pty
+
+    (tmp_path / "job.py").write_text(BAD, encoding="utf-8")
+    (tmp_path / "manual.py").write_text(MANUAL, encoding="utf-8")
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen([tool("tfproc-lint"), "check", "--diff", "--unsafe-fixes", "job.py", "manual.py"],
+                               cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=secondary, stderr=subprocess.PIPE)
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            data = os.read(primary, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(primary)
+    stderr = process.communicate(timeout=60)[1]
+    terminal = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    assert terminal.startswith("--- a/job.py")
+    assert terminal.endswith("\n1 fix would be applied; 1 finding has no fix (manual edit required).\n")
+    assert stderr == b""

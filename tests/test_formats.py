@@ -92,7 +92,7 @@ def test_sarif_on_fixtures_validates_and_matches_json(fixture_runs) -> None:
         assert (ROOT / location["artifactLocation"]["uri"]).is_file()
         assert location["region"] == {"startLine": finding["line"], "startColumn": finding["column"],
                                       "endLine": finding["end_line"], "endColumn": finding["end_column"]}
-        assert result["properties"]["documentation"] == f"docs/rules/{finding['code']}.md"
+        assert result.get("properties", {}).get("documentation", "https://").startswith("https://")
         assert ("fixes" in result) == (finding["fix"] is not None)
         if finding["fix"] is not None:  # the replacements, applied by line/column, do what the edits do
             (fix,) = result["fixes"]
@@ -106,20 +106,110 @@ def test_sarif_on_fixtures_validates_and_matches_json(fixture_runs) -> None:
     assert {r["level"] for r in run["results"]} == {"error", "warning"}  # TFP301 is a warning
 
 
-def test_sarif_rule_metadata() -> None:
+def test_sarif_rule_metadata(project_urls) -> None:
     document = sarif.sarif_log(Run([]))
     validate(document)
     driver = document["runs"][0]["tool"]["driver"]
-    assert driver["name"] == "tfproc-lint" and driver["version"] and driver["informationUri"].startswith("https://")
+    assert driver["name"] == "tfproc-lint" and driver["version"]
+    assert driver["informationUri"] == f"{REPOSITORY}#readme"
     for descriptor in driver["rules"]:
         rule = rule_by_code(descriptor["id"])
         assert descriptor["name"] == rule.name
         assert descriptor["shortDescription"]["text"] == rule.summary
         assert descriptor["fullDescription"]["text"] == " ".join(rule.what_it_does.split())
         assert descriptor["help"]["markdown"] == render_rule(rule) == descriptor["help"]["text"]
-        assert descriptor["helpUri"] == f"docs/rules/{rule.code}.md"
-        assert (ROOT / descriptor["helpUri"]).is_file()
+        assert descriptor["helpUri"] == f"{REPOSITORY}/blob/main/docs/rules/{rule.code}.md"
+        assert (ROOT / descriptor["helpUri"].split("/blob/main/")[1]).is_file()
         assert descriptor["defaultConfiguration"]["level"] == rule.severity.value
+
+
+# Links to the rule pages ------------------------------------------------------------------------------
+REPOSITORY = "https://github.com/tfproc-lint/tfproc-lint"
+
+
+def _fake_metadata(monkeypatch, metadata) -> None:
+    import importlib.metadata
+
+    from tfproc_lint import links
+
+    def fake(name: str):
+        if metadata is None:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return metadata
+
+    monkeypatch.setattr(importlib.metadata, "metadata", fake)
+    links.project_urls.cache_clear()  # and again after the test, by the fixtures
+
+
+@pytest.fixture
+def project_urls(monkeypatch):
+    """The package metadata as setup.cfg's project_urls make it (the test venv's may be older)."""
+    from email.message import Message
+
+    from tfproc_lint import links
+
+    metadata = Message()
+    for entry in read_project_urls():
+        metadata["Project-URL"] = entry
+    _fake_metadata(monkeypatch, metadata)
+    yield
+    links.project_urls.cache_clear()
+
+
+@pytest.fixture
+def no_project_urls(monkeypatch):
+    from tfproc_lint import links
+
+    _fake_metadata(monkeypatch, None)
+    yield
+    links.project_urls.cache_clear()
+
+
+def read_project_urls() -> list[str]:
+    """setup.cfg's project_urls, written as the metadata's Project-URL entries ("Label, URL")."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(ROOT / "setup.cfg", encoding="utf-8")
+    lines = [line.strip() for line in parser.get("metadata", "project_urls").splitlines() if line.strip()]
+    return [", ".join(part.strip() for part in line.split("=", 1)) for line in lines]
+
+
+def test_setup_cfg_names_the_repository() -> None:
+    assert read_project_urls() == [f"Documentation, {REPOSITORY}#readme", f"Source, {REPOSITORY}"]
+
+
+def test_sarif_and_json_link_to_the_rule_pages_with_absolute_urls(project_urls) -> None:
+    from tfproc_lint.output import json_format
+
+    run = Run([FileResult("a.py", [_diagnostic("a.py")])])
+    document = sarif.sarif_log(run)
+    validate(document)
+    page = f"{REPOSITORY}/blob/main/docs/rules/TFP102.md"
+    assert document["runs"][0]["results"][0]["properties"]["documentation"] == page
+    assert json.loads(json_format.render(run))["findings"][0]["url"] == page
+
+
+def test_links_are_left_out_without_metadata(no_project_urls) -> None:
+    from tfproc_lint.output import json_format
+
+    run = Run([FileResult("a.py", [_diagnostic("a.py")])])
+    document = sarif.sarif_log(run)
+    validate(document)
+    driver = document["runs"][0]["tool"]["driver"]
+    assert "informationUri" not in driver
+    assert all("helpUri" not in rule for rule in driver["rules"])
+    assert "documentation" not in document["runs"][0]["results"][0].get("properties", {})
+    assert "url" not in json.loads(json_format.render(run))["findings"][0]
+
+
+def test_rules_listing_links_to_the_pages(project_urls, capsys) -> None:
+    from tfproc_lint.cli import main
+
+    assert main(["rules", "--format", "json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [rule["url"] for rule in listing] == [f"{REPOSITORY}/blob/main/docs/rules/{rule.code}.md"
+                                                 for rule in all_rules()]
 
 
 def _diagnostic(path: str, fix: Fix | None = None, **changes) -> Diagnostic:

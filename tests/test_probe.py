@@ -6,10 +6,15 @@ that the rules are true.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import subprocess
+import sys
 import time
 
 import pytest
+from conftest import run_env, tool
 
 from runtime_probe import catalog, cli
 from runtime_probe.benchmark import PATTERNS
@@ -20,10 +25,15 @@ RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301")
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory):
+def probe(tmp_path_factory, pytestconfig):
     out = tmp_path_factory.mktemp("probe-report")
     start = time.monotonic()
-    code = cli.main(["--quick", "--output", str(out)])
+    # Several minutes: one line per finished scenario on the terminal, past pytest's capture.
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+        print("\nrunning the probe (--quick): one line per scenario", file=sys.stderr, flush=True)
+        with contextlib.redirect_stdout(io.StringIO()):  # the summary tables: in report.md
+            code = cli.main(["--quick", "--progress", "--output", str(out)])
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     return {"code": code, "report": report, "out": out, "wall_s": time.monotonic() - start}
 
@@ -92,3 +102,19 @@ def test_evidence_quotes_the_observations_per_rule(probe):
     assert evidence(path)["TFP201"]["status"] == "confirmed"
     lines = for_rule("TFP101", path)
     assert any("tfp101_pool_session_bad" in line and "cannot pickle" in line for line in lines)
+
+
+def test_default_relative_output_from_a_scratch_folder(tmp_path):
+    """`tfproc-lint probe` with its default output folder (probe-report, relative), run from
+    another directory: the auto-fixed scenario written there is found and runs ok."""
+    completed = subprocess.run(
+        [tool("tfproc-lint"), "probe", "--scenarios", "tfp301_session_pool_bad", "--jobs", "2"],
+        cwd=tmp_path, env=run_env(), capture_output=True, text=True, timeout=300, check=False)
+    out = tmp_path / "probe-report"
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert (out / "report.md").is_file()
+    rows = {row["name"]: row for row in report["scenarios"]}
+    fixed = rows["tfp301_session_pool_bad (auto-fixed)"]
+    assert (fixed["observation"]["outcome"], fixed["verdict"]) == ("ok", "confirmed"), fixed["observed"]
+    assert fixed["path"] == str(out / "autofixed" / "tfp301_session_pool_bad.py")
+    assert completed.returncode == 0 and report["passed"], report["result"]

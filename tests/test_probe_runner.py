@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from runtime_probe import catalog, judge, runner, tracebacks
+from runtime_probe import catalog, judge, lintloop, report, runner, tracebacks
 from runtime_probe.process import execute
 
 REPORT = "from runtime_probe.support import report\n"
@@ -265,3 +265,47 @@ def test_progress_is_quiet_when_stderr_is_not_a_terminal(capsys):
     progress = cli.Progress(total=1)
     progress.line("working")
     assert capsys.readouterr().err == ""
+
+
+def test_missing_scenario_file_is_a_probe_error_not_a_crash(tmp_path):
+    missing = scenario(tmp_path, REPORT + "report(1, 1)")
+    missing.path.unlink()
+    obs = runner.run_scenario(missing)
+    assert (obs.outcome, obs.detail) == ("probe error", f"scenario file not found: {missing.path}")
+    assert judge.check(missing, obs, {}) == (judge.PROBE_ERROR, f"scenario file not found: {missing.path}")
+
+
+def test_interpreter_that_cannot_open_the_script_is_a_probe_error(tmp_path):
+    run_ = execute([sys.executable, str(tmp_path / "gone.py")], timeout=30)
+    assert run_.returncode == 2
+    obs = runner.classify(run_)
+    assert (obs.outcome, obs.detail) == ("probe error", f"scenario file not found: {tmp_path / 'gone.py'}")
+
+
+def test_relative_scenario_path_runs_from_the_probes_directory(tmp_path, monkeypatch):
+    # Each scenario runs in a temporary directory of its own: a relative path must be resolved first.
+    here = scenario(tmp_path, REPORT + "report(1, 1)")
+    monkeypatch.chdir(tmp_path)
+    relative = catalog.Scenario(here.name, Path(here.path.name), here.rule, here.kind, here.expect)
+    assert runner.run_scenario(relative).outcome == "ok"
+
+
+def test_probe_error_fails_the_rule_and_the_run(tmp_path):
+    bad = scenario(tmp_path, "", {"outcome": "hang"})
+    assert judge.rule_status([row("bad", judge.PROBE_ERROR), row("fixed", "confirmed")]) == judge.PROBE_ERROR
+    error = runner.Observation("probe error", 0, detail="scenario file not found: /x/case.py")
+    loop = lintloop.LintLoop(status="ran")
+    result = report.build([bad], {bad.name: error}, {}, loop, None, 0, 1.0, "probe")
+    assert not result["passed"]
+    assert result["rules"]["TFP999"]["status"] == judge.PROBE_ERROR
+    assert "probe error" in result["result"] and "scenario file not found: /x/case.py" in result["result"]
+    assert "crash" not in result["result"]
+
+
+def test_progress_option_prints_one_line_per_scenario_when_not_a_terminal(capsys, tmp_path):
+    from runtime_probe import cli
+
+    assert cli.build_parser().parse_args(["--progress"]).progress is True
+    progress = cli.Progress(total=2, always=True)
+    progress.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
+    assert capsys.readouterr().err == "[1/2] case: ok (3 s)\n"

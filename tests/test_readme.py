@@ -55,3 +55,41 @@ def test_every_rule_is_in_the_rule_table() -> None:
     table = section("What it catches")
     for rule in all_rules():
         assert f"[{rule.code}](docs/rules/{rule.code}.md) | {rule.name} |" in table
+
+
+def make_dry_run(target: str, venv, *stamps: str) -> str:
+    """What `make TARGET` would run (`make -n`) for a virtualenv at `venv` holding `stamps`."""
+    import subprocess
+
+    venv.mkdir(exist_ok=True)
+    for stamp in stamps:
+        (venv / stamp).touch()
+    completed = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=ROOT, capture_output=True, text=True,
+                               timeout=60, check=True)
+    return completed.stdout
+
+
+def test_make_demo_installs_the_linter_only(tmp_path) -> None:
+    commands = make_dry_run("demo", tmp_path / "venv")
+    assert "install --quiet -e ." in commands
+    assert "probe" not in commands and "[test" not in commands and "tensorflow" not in commands
+
+
+def test_make_test_installs_the_probe_and_test_extras_also_after_make_demo(tmp_path) -> None:
+    for stamps in ((), (".linter-installed",)):
+        commands = make_dry_run("test", tmp_path / f"venv{len(stamps)}", *stamps)
+        assert "install --quiet -e '.[probe,test]'" in commands
+        assert "pytest" in commands
+    after_test = make_dry_run("demo", tmp_path / "venv2", ".linter-installed", ".all-installed")
+    assert " install " not in after_test  # `make test` installed everything `make demo` needs
+
+
+def test_contributing_names_real_make_targets_and_files() -> None:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"`?make (\w+)", text))
+    assert {"test", "lint", "probe"} <= targets
+    for target in targets:
+        assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
+    for path in re.findall(r"\]\(([^)#]+)\)", text):  # Markdown links
+        assert (ROOT / path).exists(), path

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from tfproc_lint import __version__
-from tfproc_lint.config import START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.config import COMMAND_LINE, START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -94,7 +95,10 @@ def configuration(args):
         if value is not None:
             options[option.replace("_", "-")] = value
     if options:
-        config = apply_options(config, options, "the command line")
+        config = apply_options(config, options, COMMAND_LINE)
+    config.check_selectors(rule_codes())
+    for warning in config.warnings:
+        print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
     return config
 
 
@@ -133,10 +137,13 @@ def _check(args) -> int:
     for error in run.errors:
         print(f"tfproc-lint: {error.path}: {error.reason}", file=sys.stderr)
     if args.diff:
+        from tfproc_lint.output.console import is_terminal
+        from tfproc_lint.output.text import diff_summary
+
         sys.stdout.write("".join(run.diffs))
-        if not args.quiet:
-            more = f"; {run.hidden_unsafe} more with --unsafe-fixes" if run.hidden_unsafe else ""
-            print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
+        if not args.quiet:  # after the diff on a terminal; kept out of a redirected patch
+            sys.stdout.flush()
+            print(diff_summary(run), file=sys.stdout if is_terminal(sys.stdout) else sys.stderr)
     else:
         output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
         if args.quiet and args.format == "text":
@@ -164,15 +171,16 @@ def _unified_diff(entry) -> str:
 
 # rules, explain, probe -----------------------------------------------------------------------------
 def _rules(args) -> int:
-    from tfproc_lint.docs import doc_path
+    from tfproc_lint.links import rule_url
     from tfproc_lint.rules.base import all_rules
 
     rules = all_rules()
     if args.format == "json":
-        print(json.dumps([{
+        entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
-            "fix": r.fix_availability, "docs": doc_path(r.code),
-        } for r in rules], indent=2))
+            "fix": r.fix_availability, "url": rule_url(r.code),
+        } for r in rules]
+        print(json.dumps([{k: v for k, v in entry.items() if v is not None} for entry in entries], indent=2))
         return EXIT_CLEAN
     for rule in rules:
         print(f"{rule.code}  {rule.name:<34} {rule.summary}")

@@ -13,6 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -27,6 +28,8 @@ DEFAULT_EXCLUDE = (
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
 )
 FORKSERVER_DEFAULT_FROM = (3, 14)  # Python 3.14: forkserver became the Linux default
+COMMAND_LINE = "the command line"  # `where` of the options given on the command line
+INI_SECTIONS = ("tfproc_lint", "tfproc-lint")  # setup.cfg's sections for tfproc-lint
 
 
 class ConfigError(ValueError):
@@ -41,9 +44,13 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     target_python: tuple[int, int] | None = None
     assume_start_method: str | None = None
-    # Where target_python came from, quoted in messages ("requires-python in pyproject.toml").
+    # Where target_python came from, in the user's terms ("requires-python in pyproject.toml").
     target_python_source: str = ""
     origin: dict = field(default_factory=dict, compare=False, hash=False)
+    # Every code or prefix read for select, ignore or extend-select: (option, selector, where).
+    selectors: tuple[tuple[str, str, str], ...] = field(default=(), compare=False, hash=False)
+    # Problems that do not stop a run (a misspelled table), one line each.
+    warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
     def is_enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore."""
@@ -52,15 +59,26 @@ class Config:
         return selected > ignored
 
     def default_start_method(self) -> tuple[str, str]:
-        """The start method assumed where the file names none, and why."""
+        """The start method assumed where the file names none, and why, in one line that says
+        where the assumption came from: "target Python 3.10 from python_requires in setup.cfg:
+        fork is the Linux default"."""
         if self.assume_start_method:
             where = self.origin.get("assume_start_method", "the configuration")
-            return self.assume_start_method, f"assume-start-method in {where}"
+            return self.assume_start_method, setting_name("assume-start-method", where)
         if self.target_python is not None:
             version = ".".join(map(str, self.target_python))
             method = "forkserver" if self.target_python >= FORKSERVER_DEFAULT_FROM else "fork"
-            return method, f"Linux default on Python {version}, {self.target_python_source or 'target-python'}"
-        return "fork", "Linux default before Python 3.14"
+            source = self.target_python_source or "target-python"
+            return method, f"target Python {version} from {source}: {method} is the Linux default"
+        return "fork", "no start method set; fork is the Linux default before Python 3.14"
+
+    def check_selectors(self, codes: Iterable[str]) -> None:
+        """Raise ConfigError for the first selector that is no prefix of any of the rules' `codes`
+        (a misspelled code would otherwise select or ignore nothing, silently)."""
+        codes = list(codes)
+        for option, selector, where in self.selectors:
+            if not any(code.startswith(selector) for code in codes):
+                raise ConfigError(f"{option} in {where}: {selector!r} matches no rule (rules: {', '.join(codes)})")
 
 
 # Option table: file key -> (Config field, parser)
@@ -118,17 +136,25 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             raise ConfigError(f"unknown option {raw_key!r} in {where} (known options: {known})")
         attribute, parser = OPTIONS[key]
         parsed = parser(value, f"{key} in {where}")
+        if parser is _codes:
+            changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
+                (key, selector, where) for selector in parsed)
         if attribute == "extend_select":
             changes["select"] = tuple(changes.get("select", config.select)) + parsed
             continue
         changes[attribute] = parsed
         if attribute == "target_python":
-            changes["target_python_source"] = f"target-python in {where}"
+            changes["target_python_source"] = setting_name("target-python", where)
     if not changes:
         return config
     origin = dict(config.origin)
-    origin.update({key: where for key in changes})
+    origin.update({key: where for key in changes if key != "selectors"})
     return replace(config, origin=origin, **changes)
+
+
+def setting_name(option: str, where: str) -> str:
+    """An option as the user wrote it: `--target-python`, or `target-python in [tfproc_lint] in setup.cfg`."""
+    return f"--{option}" if where == COMMAND_LINE else f"{option} in {where}"
 
 
 def find_project_root(start: Path) -> Path | None:
@@ -170,6 +196,8 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
         if version:
             config = replace(config, target_python=version,
                              target_python_source=f"requires-python in {path.name}")
+    tables = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
+    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), path.name, "table")
     section = data.get("tool", {}).get("tfproc-lint")
     if section is None:
         return config
@@ -190,10 +218,23 @@ def _apply_ini(config: Config, path: Path) -> Config:
         if version:
             config = replace(config, target_python=version,
                              target_python_source=f"python_requires in {path.name}")
-    for section in ("tfproc_lint", "tfproc-lint"):
+    config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, path.name, "section")
+    for section in INI_SECTIONS:
         if parser.has_section(section):
             config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")
     return config
+
+
+def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...], where: str, noun: str) -> Config:
+    """A warning for each table whose name reads as tfproc-lint's but is spelled differently
+    (`[tool.tfproc_lint]`, `[tfproclint]`): it would be ignored without a word."""
+    def normal(name: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", re.sub(r"^tool[.:]", "", name.lower()))
+
+    right = " or ".join(f"[{name}]" for name in accepted)
+    found = [f"[{name}] in {where} is not read: the {noun} is spelled {right}"
+             for name in names if normal(name) == "tfproclint" and name not in accepted]
+    return replace(config, warnings=config.warnings + tuple(found)) if found else config
 
 
 def lowest_python(specifier: str, where: str) -> tuple[int, int] | None:

@@ -22,10 +22,6 @@ FIX_AVAILABILITY = {
 }
 
 
-def doc_path(code: str) -> str:
-    return f"docs/rules/{code}.md"
-
-
 def _paragraph(text: str) -> str:
     return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
 

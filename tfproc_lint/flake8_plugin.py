@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 from typing import Iterator
 
 from tfproc_lint import __version__
@@ -43,9 +44,11 @@ class TFProcPlugin:
         cls.target_python = options.tfp_target_python
         cls.assume_start_method = options.tfp_assume_start_method
         try:
-            _config(cls.target_python, cls.assume_start_method)  # validate once, before any file
+            config = _config(cls.target_python, cls.assume_start_method)  # validate once, before any file
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
+        for warning in config.warnings:
+            print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)

@@ -17,12 +17,12 @@ class Console:
         self.stream = stream
         self.color = color
         in_ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-        self.show_progress = not quiet and _is_tty(stream) and not in_ci
+        self.show_progress = not quiet and is_terminal(stream) and not in_ci
         self._shown = False
 
     def colour_for(self, stream):
         """A function `colour(text, style)`, or None for plain text."""
-        if self.color == "never" or (self.color == "auto" and (os.environ.get("NO_COLOR") or not _is_tty(stream))):
+        if self.color == "never" or (self.color == "auto" and (os.environ.get("NO_COLOR") or not is_terminal(stream))):
             return None
         return lambda text, style: f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
 
@@ -50,7 +50,7 @@ class Console:
             self._shown = False
 
 
-def _is_tty(stream) -> bool:
+def is_terminal(stream) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):

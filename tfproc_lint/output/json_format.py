@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tfproc_lint.links import rule_url
 from tfproc_lint.output import Run
 from tfproc_lint.rules.base import rule_by_code
 
@@ -14,7 +15,8 @@ def render(run: Run, colour=None) -> str:
         entry = diagnostic.to_dict()
         rule = rule_by_code(diagnostic.code)
         entry["rule"] = rule.name if rule else None
-        entry["url"] = f"docs/rules/{diagnostic.code}.md"
+        if rule_url(diagnostic.code):  # left out where the package metadata names no repository
+            entry["url"] = rule_url(diagnostic.code)
         findings.append(entry)
     document = {
         "findings": findings,

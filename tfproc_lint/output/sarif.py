@@ -20,12 +20,12 @@ from urllib.parse import quote
 
 from tfproc_lint import __version__
 from tfproc_lint.diagnostics import Diagnostic, Severity
-from tfproc_lint.docs import doc_path, render_rule
+from tfproc_lint.docs import render_rule
+from tfproc_lint.links import information_url, rule_url
 from tfproc_lint.output import Run, relative_path
 from tfproc_lint.rules.base import all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/tfproc-lint/"
 SRCROOT = "%SRCROOT%"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends; str.splitlines knows more (\f, \x1c, ...)
@@ -48,13 +48,13 @@ def sarif_log(run: Run, cwd: str | None = None) -> dict:
         "properties": {"internal": error.internal},
     } for error in run.errors]
     sarif_run = {
-        "tool": {"driver": {
+        "tool": {"driver": _without_none({
             "name": "tfproc-lint",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
+            "informationUri": information_url(),
             "rules": [_rule(rule) for rule in rules],
-        }},
+        })},
         "invocations": [{
             "executionSuccessful": not run.errors,
             "toolExecutionNotifications": notifications,
@@ -66,18 +66,23 @@ def sarif_log(run: Run, cwd: str | None = None) -> dict:
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [sarif_run]}
 
 
+def _without_none(entries: dict) -> dict:
+    """Links absent from the package metadata are left out, never written as relative paths."""
+    return {key: value for key, value in entries.items() if value is not None}
+
+
 def _rule(rule) -> dict:
     page = render_rule(rule)
-    return {
+    return _without_none({
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": " ".join(rule.what_it_does.split())},
         "help": {"text": page, "markdown": page},
-        "helpUri": doc_path(rule.code),
+        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
         "properties": {"fixAvailability": rule.fix_availability, "tags": ["tensorflow", "multiprocessing"]},
-    }
+    })
 
 
 def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions) -> dict:
@@ -92,8 +97,9 @@ def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions
         "level": LEVELS[diagnostic.severity],
         "message": {"text": diagnostic.message},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
-        "properties": {"documentation": doc_path(diagnostic.code)},
     })
+    if rule_url(diagnostic.code):
+        result["properties"] = {"documentation": rule_url(diagnostic.code)}
     fix = diagnostic.fix
     if fix is not None and fix.edits:
         to_position = positions.for_path(diagnostic.path)

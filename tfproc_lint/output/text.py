@@ -1,14 +1,20 @@
-"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns."""
+"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns. Findings of rules
+whose severity is a warning read `CODE warning: message`, the code in yellow (errors: red)."""
 
 from __future__ import annotations
 
+from tfproc_lint.diagnostics import Severity
 from tfproc_lint.output import Run
 
 
 def diagnostic_line(diagnostic, colour=None) -> str:
     colour = colour or (lambda text, _style: text)
     location = f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col + 1}:"
-    line = f"{colour(location, 'bold')} {colour(diagnostic.code, 'red')} {diagnostic.message}"
+    if diagnostic.severity is Severity.WARNING:
+        code = f"{colour(diagnostic.code, 'yellow')} {colour('warning:', 'yellow')}"
+    else:
+        code = colour(diagnostic.code, "red")
+    line = f"{colour(location, 'bold')} {code} {diagnostic.message}"
     if diagnostic.fix is not None:
         line += f" [{diagnostic.fix.applicability.value} fix: {diagnostic.fix.title}]"
     return line
@@ -30,6 +36,17 @@ def summary(run: Run) -> str:
         return "All checks passed."
     text = f"Found {count} {noun}" if count else "No findings"
     return text + (f" ({'; '.join(parts)})." if parts else ".")
+
+
+def diff_summary(run: Run) -> str:
+    """What `--diff` would do: '2 fixes would be applied; 1 finding has no fix (manual edit required).'"""
+    parts = [f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied"]
+    if run.hidden_unsafe:
+        parts.append(f"{run.hidden_unsafe} more with --unsafe-fixes")
+    manual = sum(1 for d in run.diagnostics if d.fix is None)
+    if manual:
+        parts.append(f"{manual} finding{' has' if manual == 1 else 's have'} no fix (manual edit required)")
+    return "; ".join(parts) + "."
 
 
 def render(run: Run, colour=None) -> str:

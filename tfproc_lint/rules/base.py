@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
@@ -65,10 +64,8 @@ def discover_rules() -> list[type[Rule]]:
     from tfproc_lint import rules as package
 
     found: list[type[Rule]] = []
-    for module_info in pkgutil.iter_modules(package.__path__):
-        if not module_info.name.startswith("tfp"):
-            continue
-        module = importlib.import_module(f"{package.__name__}.{module_info.name}")
+    for name in package.rule_modules():
+        module = importlib.import_module(f"{package.__name__}.{name}")
         for attribute in vars(module).values():
             if isinstance(attribute, type) and issubclass(attribute, Rule) and attribute is not Rule \
                     and attribute.__module__ == module.__name__:
