@@ -315,3 +315,17 @@ def test_python_module_entry_point_on_bad_input(tmp_path) -> None:
                             capture_output=True, text=True, env=run_env(), timeout=120, check=False)
     assert_clean_exit(result)
     assert reasons(result) == {"deep.py": ["cannot parse: the code is nested too deeply"]}
+
+
+def test_code_that_libcst_rejects_after_parsing_is_one_line(tmp_path) -> None:
+    """Valid Python that LibCST's parser builds and then rejects (`"" not in.0`, found by hypothesmith)."""
+    from tfproc_lint.engine import SourceError, lint_source
+
+    source = "import multiprocessing as mp\nimport tensorflow as tf\nmp.Pool(2)\nx = f\"\" not in.0\n"
+    compile(source, "<test>", "exec")
+    try:
+        lint_source(source, "x.py")
+    except SourceError as error:
+        assert "cannot parse with LibCST" in str(error) and "\n" not in str(error)
+    else:
+        raise AssertionError("expected a SourceError")

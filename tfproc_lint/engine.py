@@ -38,6 +38,8 @@ def parse(source: str) -> cst.Module:
         raise SourceError("cannot parse: the code is nested too deeply") from None
     except (ValueError, TypeError) as error:  # e.g. NUL bytes
         raise SourceError(f"cannot parse: {str(error).splitlines()[0]}") from None
+    except cst.CSTValidationError as error:  # valid Python LibCST's parser rejects: `"" not in.0`
+        raise SourceError(f"cannot parse with LibCST: {str(error).splitlines()[0]}") from None
 
 
 # CPython's own messages for code nested beyond what its parser accepts.
