@@ -10,7 +10,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[probe,test]'
+	$(BIN)/python -m pip install --quiet -e '.[notebook,probe,test]'
 	touch $@
 
 # Lint the bundled example (exit 1 = findings, as expected), then show the fixes as a diff.

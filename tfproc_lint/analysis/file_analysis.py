@@ -42,10 +42,11 @@ class Owner:
 
 
 class FileAnalysis:
-    def __init__(self, module: cst.Module, path: str, config: Config) -> None:
+    def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False) -> None:
         self.module = module
         self.path = path
         self.config = config
+        self.notebook = notebook  # the module is a notebook's code cells: its `__main__` is interactive
         self.symbols = SymbolTable(module)
         self.classifier = Classifier(self.symbols)
         self._routes = RouteFinder(self.symbols, self.classifier)

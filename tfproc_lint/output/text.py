@@ -1,4 +1,5 @@
-"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns."""
+"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns. In a notebook,
+`path:cell N:line:col: CODE message` (Ruff's form), the line counted within the cell."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from tfproc_lint.output import Run
 
 def diagnostic_line(diagnostic, colour=None) -> str:
     colour = colour or (lambda text, _style: text)
-    location = f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col + 1}:"
+    location = f"{diagnostic.path}:{diagnostic.location}:"
     line = f"{colour(location, 'bold')} {colour(diagnostic.code, 'red')} {diagnostic.message}"
     if diagnostic.fix is not None:
         line += f" [{diagnostic.fix.applicability.value} fix: {diagnostic.fix.title}]"
