@@ -1,4 +1,5 @@
-"""Test notebooks from percent-format text: `# %%` starts a code cell, `# %% [markdown]` a markdown one."""
+"""Test notebooks from percent-format text: `# %%` starts a code cell, `# %% [markdown]` a markdown one
+(text without any marker is one code cell)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ KERNEL = {
 
 
 def notebook(text: str, metadata: dict | None = None):
+    if "# %%" not in text:
+        text = "# %%\n" + text  # one code cell
     cells = []
     for chunk in text.split("# %%")[1:]:
         head, _, body = chunk.partition("\n")

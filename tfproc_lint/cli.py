@@ -46,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true",
                        help="apply the excludes to files named on the command line too (for pre-commit)")
     check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
-    check.add_argument("--format", default="text", help="text, json, sarif or github (default: text)")
+    check.add_argument("--format", "--output-format", dest="format", default="text",
+                       help="text, full (with the source lines), json, sarif or github (default: text)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
@@ -113,7 +114,7 @@ def _check(args) -> int:
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     config = configuration(args)
-    console = Console(sys.stderr, args.color, quiet=args.quiet or args.format != "text")
+    console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
     files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
     progress = console.progress(len(files), "checking")
     if args.fix or args.diff:
@@ -139,14 +140,24 @@ def _check(args) -> int:
             print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
     else:
         output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
-        if args.quiet and args.format == "text":
-            output = "".join(line + "\n" for line in output.splitlines()[:-1])
+        if args.quiet and args.format in TEXT_FORMATS:
+            output = _without_summary(output)
         sys.stdout.write(output)
     if any(error.internal for error in run.errors):
         return EXIT_ERROR
     if args.diff:
         return EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN
     return EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN
+
+
+TEXT_FORMATS = ("text", "full")  # for a person: progress, colour, a summary line that -q drops
+
+
+def _without_summary(output: str) -> str:
+    lines = output.splitlines()[:-1]
+    while lines and not lines[-1]:  # full's blank line before the summary
+        lines.pop()
+    return "".join(line + "\n" for line in lines)
 
 
 def _error_result(error):
