@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
+    adopting = check.add_argument_group("adopting on an existing code base")
+    adopting.add_argument("--statistics", action="store_true",
+                          help="print the number of findings per rule instead of the findings (text or json)")
+    adopting.add_argument("--exit-zero", action="store_true",
+                          help="exit 0 even when findings remain or a file could not be checked (still 2 on "
+                               "usage and internal errors)")
+    adopting.add_argument("--add-noqa", action="store_true",
+                          help="add `# noqa: CODE` to the line of every finding, keeping the codes already there")
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -113,9 +121,12 @@ def _check(args) -> int:
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
+    _check_adoption_options(args)
     config = configuration(args)
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
     files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
+    if args.add_noqa:
+        return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
@@ -138,6 +149,8 @@ def _check(args) -> int:
         if not args.quiet:
             more = f"; {run.hidden_unsafe} more with --unsafe-fixes" if run.hidden_unsafe else ""
             print(f"{run.fixed} fix{'es' * (run.fixed != 1)} would be applied{more}.", file=sys.stderr)
+    elif args.statistics:
+        sys.stdout.write(_statistics(args, run, console))
     else:
         output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
         if args.quiet and args.format in TEXT_FORMATS:
@@ -146,8 +159,58 @@ def _check(args) -> int:
     if any(error.internal for error in run.errors):
         return EXIT_ERROR
     if args.diff:
-        return EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN
-    return EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN
+        return _exit_code(args, EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN)
+    return _exit_code(args, EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN)
+
+
+# adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------
+def _check_adoption_options(args) -> None:
+    from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
+
+    if args.statistics and (args.diff or args.format not in STATISTICS_FORMATS):
+        raise UsageError(f"--statistics prints {' or '.join(STATISTICS_FORMATS)}; it cannot be combined with "
+                         f"{'--diff' if args.diff else '--format ' + args.format}")
+    if args.add_noqa and (args.fix or args.diff or args.statistics or args.format != "text"):
+        raise UsageError("--add-noqa edits files and reports in text; it cannot be combined with --fix, --diff, "
+                         "--statistics or --format")
+
+
+def _exit_code(args, code: int) -> int:
+    """--exit-zero turns "findings remain / a file could not be checked" into success."""
+    return EXIT_CLEAN if args.exit_zero and code == EXIT_FINDINGS else code
+
+
+def _statistics(args, run, console) -> str:
+    from tfproc_lint.output.statistics import render
+
+    output = render(run, args.format, colour=console.colour_for(sys.stdout))
+    return _without_summary(output) if args.quiet and args.format == "text" else output
+
+
+def _add_noqa(args, config, files, path_errors) -> int:
+    """Check, then mark the findings of each file that has some; report how many lines changed."""
+    from tfproc_lint import batch
+    from tfproc_lint.diagnostics import FileError
+    from tfproc_lint.noqa import add_noqa
+
+    results = batch.check_files(files, config, args.jobs)
+    with_findings = {result.path for result in results if result.diagnostics}
+    outcomes = [add_noqa(source_file, config) for source_file in files if source_file.display in with_findings]
+    errors = [r.error for r in results if r.error] + path_errors
+    errors += [FileError(o.path, o.error) for o in outcomes if o.error]
+    for error in errors:
+        print(f"tfproc-lint: {error.path}: {error.reason}", file=sys.stderr)
+    skipped = [where for outcome in outcomes for where in outcome.skipped]
+    for where in skipped:
+        print(f"tfproc-lint: {where}: no `# noqa` added: the line ends inside a string or with a backslash",
+              file=sys.stderr)
+    changed = sum(outcome.changed for outcome in outcomes)
+    touched = sum(1 for outcome in outcomes if outcome.changed)
+    if not args.quiet:
+        print(f"Added {changed} noqa comment{'s' * (changed != 1)} to {touched} file{'s' * (touched != 1)}.")
+    if any(error.internal for error in errors):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if errors or skipped else EXIT_CLEAN
 
 
 TEXT_FORMATS = ("text", "full")  # for a person: progress, colour, a summary line that -q drops
