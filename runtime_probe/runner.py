@@ -132,9 +132,12 @@ def scenario_env(tmpdir: str) -> dict:
 def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: float | None = IDLE_S,
                  python: str = sys.executable) -> Observation:
     tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
+    argv = [python, str(scenario.path)]
+    if scenario.path.suffix == ".ipynb":  # its cells run in a Jupyter kernel, in the same directory
+        argv = [python, "-m", "runtime_probe.notebook_runner", str(scenario.path)]
     try:
         run = execute(
-            [python, str(scenario.path)],
+            argv,
             timeout=timeout or scenario.timeout,
             idle_s=idle_s,
             cwd=tmpdir,
