@@ -55,3 +55,18 @@ def test_every_rule_is_in_the_rule_table() -> None:
     table = section("What it catches")
     for rule in all_rules():
         assert f"[{rule.code}](docs/rules/{rule.code}.md) | {rule.name} |" in table
+
+
+def test_usage_examples_are_real_output() -> None:
+    """The full-format and notebook examples in Usage are what the command prints today."""
+    import subprocess
+
+    from conftest import run_env, tool
+
+    usage = section("Usage")
+    for args in (["fixtures/lint/mixed/bad_keras_fork_context_partial.py", "--format", "full", "--select", "TFP201",
+                  "-q", "--config", "setup.cfg"],
+                 ["fixtures/lint/TFP204/bad_spawn_pool_cell_worker.ipynb"]):
+        output = subprocess.run([tool("tfproc-lint"), "check", *args], cwd=ROOT, env=run_env(), capture_output=True,
+                                text=True, check=False, timeout=120).stdout
+        assert output.strip() and output.strip() in usage, output
