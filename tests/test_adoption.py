@@ -82,7 +82,8 @@ def test_statistics_marks_rules_with_an_applicable_fix() -> None:
     findings.append(Diagnostic("TFP101", "m", "a.py", 3, 0))
     for unsafe, mark in ((False, "[ ]"), (True, "[*]")):
         lines = render(Run([FileResult("a.py", findings)], unsafe_fixes=unsafe)).splitlines()
-        assert lines[:2] == [f"  2  TFP301  {mark} missing-worker-initializer", "  1  TFP101  [ ] session-crosses-process"]
+        assert lines[:2] == [f"  2  TFP301  {mark} missing-worker-initializer",
+                             "  1  TFP101  [ ] session-crosses-process"]
 
 
 def test_exit_zero(tmp_path) -> None:
@@ -139,7 +140,8 @@ def test_add_noqa_in_a_notebook(tmp_path) -> None:
     assert result.stdout == "Added 1 noqa comment to 1 file.\n", result.stderr
     node = nbformat.read(path, as_version=4)
     nbformat.validate(node)
-    assert node.cells[2].source == ('!ls\nwith mp.get_context("spawn").Pool(2) as pool:\n'
-                                   '    counts = pool.map(count, ["a b", "c"])  # noqa: TFP204')
+    assert node.cells[2].source == (
+        '!ls\nwith mp.get_context("spawn").Pool(2) as pool:\n'
+        '    counts = pool.map(count, ["a b", "c"])  # noqa: TFP204')
     assert check("n.ipynb", cwd=tmp_path).returncode == 0
     assert check("--add-noqa", "--fix", "n.ipynb", cwd=tmp_path).returncode == 2

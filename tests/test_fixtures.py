@@ -50,5 +50,6 @@ def test_every_rule_has_bad_good_and_near_miss_fixtures() -> None:
     for rule in all_rules():
         directory = ROOT / "fixtures" / "lint" / rule.code
         assert codes[rule.code] >= 3, f"{rule.code}: fewer than 3 expected findings in fixtures"
-        assert list(directory.glob("good_*.py")) or list(directory.glob("good_*.ipynb")), f"{rule.code}: no good fixture"
+        good = list(directory.glob("good_*.py")) + list(directory.glob("good_*.ipynb"))
+        assert good, f"{rule.code}: no good fixture"
     assert len(list((ROOT / "fixtures" / "lint" / "near_misses").glob("*.py"))) >= 10

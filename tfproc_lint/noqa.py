@@ -14,7 +14,6 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit

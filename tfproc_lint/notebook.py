@@ -129,7 +129,7 @@ class Program:
         if end_line is not None:
             end_cell, end_line = self.locate(end_line)
             if end_cell != cell:
-                end_line, end_col = None, None
+                end_line = None
         related = tuple(self._related(r) for r in diagnostic.related)
         fix = diagnostic.fix and Fix(diagnostic.fix.title, diagnostic.fix.applicability, None)
         message = _LINE_IN_MESSAGE.sub(lambda m: self._cell_line(int(m["line"])), diagnostic.message)
