@@ -7,8 +7,11 @@ import json
 import subprocess
 import textwrap
 
+import hypothesmith
 import nbformat
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import run_env, tool
 from notebooks import notebook, with_output, write
@@ -283,3 +286,13 @@ def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(tmp_path) -> None:
     assert result.returncode == 1
     assert "cannot reproduce this notebook's JSON layout" in result.stderr
     assert path.read_text(encoding="utf-8") == text
+
+
+# Python is never taken for IPython ------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@given(st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node()))
+def test_valid_python_cells_are_never_masked(source: str) -> None:
+    masked = mask_cell(source)
+    assert masked.masks == () and masked.text == source

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tfproc_lint.source import split_lines
+
 # Cell magics whose body is Python executed in the kernel's namespace.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
 # Line magics that run the rest of the line as a statement in the kernel.
@@ -36,7 +38,7 @@ class MaskedCell:
 
 
 def mask_cell(source: str) -> MaskedCell:
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source)
     bodies = [_without_end(line) for line in lines]
     first = next((i for i, body in enumerate(bodies) if body.strip()), None)
     if first is not None and bodies[first].lstrip().startswith("%%"):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit
 from tfproc_lint.files import SourceFile, is_notebook
-from tfproc_lint.source import SourceError
+from tfproc_lint.source import SourceError, split_lines
 
 NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
@@ -37,7 +37,7 @@ def noqa_edits(text: str, diagnostics: list[Diagnostic]) -> tuple[list[Edit], li
     wanted: dict[int, set[str]] = {}
     for diagnostic in diagnostics:
         wanted.setdefault(diagnostic.line, set()).add(diagnostic.code)
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -83,7 +83,8 @@ def _line_facts(text: str) -> tuple[set[int], dict[int, int]]:
                 blocked.update(range(token.start[0], token.end[0]))
     except (tokenize.TokenError, SyntaxError):
         return set(range(1, text.count("\n") + 2)), {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
+        line = line.rstrip("\r\n")
         code = line[: comments[number]] if number in comments else line
         if code.rstrip().endswith("\\"):
             blocked.add(number)

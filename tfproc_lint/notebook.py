@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.magics import Mask, mask_cell
-from tfproc_lint.source import SourceError
+from tfproc_lint.source import SourceError, split_lines
 
 SUFFIX = ".ipynb"
 CROSSES_CELLS = "manual edit required: the rewrite would span notebook cells"
@@ -152,7 +152,7 @@ class Program:
 
 def _mask_spans(cell: Cell) -> list[tuple[int, int]]:
     starts = [0]
-    for line in cell.text.splitlines(keepends=True):
+    for line in split_lines(cell.text):
         starts.append(starts[-1] + len(line))
     return [(starts[mask.line], starts[mask.line + 1]) for mask in cell.masks]
 
@@ -175,7 +175,7 @@ def _edit_cell(cell: Cell, edits: list[Edit]) -> Cell:
 
 
 def _restore(cell: Cell) -> str:
-    lines = cell.text.splitlines(keepends=True)
+    lines = split_lines(cell.text)
     for mask in cell.masks:
         ending = lines[mask.line][len(lines[mask.line].rstrip("\r\n")):]
         lines[mask.line] = mask.original + ending

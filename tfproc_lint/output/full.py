@@ -77,15 +77,16 @@ class _Sources:
         return self._cache[key]
 
     def _read(self, path: str, cell: int | None) -> list[str] | None:
-        from tfproc_lint.source import SourceError, read_source
+        from tfproc_lint.source import SourceError, read_source, split_lines
 
         try:
             if cell is not None:
                 from tfproc_lint.notebook import read_notebook
 
                 node = read_notebook(Path(path).read_bytes()).node
-                return node["cells"][cell - 1]["source"].splitlines()
+                return [line.rstrip("\r\n") for line in split_lines(node["cells"][cell - 1]["source"])]
             text = self._carried.get(path)
-            return (text if text is not None else read_source(Path(path)).text).splitlines()
+            text = text if text is not None else read_source(Path(path)).text
+            return [line.rstrip("\r\n") for line in split_lines(text)]
         except (OSError, SourceError, IndexError, KeyError):
             return None
