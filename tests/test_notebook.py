@@ -203,6 +203,26 @@ def test_bad_notebooks_get_one_line_and_the_run_goes_on(tmp_path, data, reason) 
     assert "good.ipynb:cell 4:3:23: TFP204" in result.stdout
 
 
+def test_without_nbformat_a_notebook_gets_one_line(tmp_path) -> None:
+    blocker = tmp_path / "blocked" / "nbformat"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('nbformat is not installed')\n")
+    write(tmp_path / "n.ipynb", SPAWN_CELL_WORKER)
+    (tmp_path / "ok.py").write_text("import os\n")
+    env = run_env()
+    env["PYTHONPATH"] = f"{blocker.parent}:{env.get('PYTHONPATH', '')}"
+    result = subprocess.run([tool("tfproc-lint"), "check", "n.ipynb", "ok.py"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, check=False, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr == ("tfproc-lint: n.ipynb: checking notebooks needs nbformat: "
+                             "pip install 'tfproc-lint[notebook]'\n")
+
+
+def test_insertions_after_the_last_line_go_to_the_last_cell_with_text() -> None:
+    program = program_of([(1, "x = 1"), (2, "y = 2"), (3, "")])
+    assert program.with_edits([Edit(12, 12, "z = 3\n")]).sources() == {1: "x = 1", 2: "y = 2\nz = 3", 3: ""}
+
+
 def test_other_languages_and_checkpoints_are_skipped(tmp_path) -> None:
     r_kernel = {"kernelspec": {"name": "ir", "display_name": "R", "language": "R"}, "language_info": {"name": "R"}}
     write(tmp_path / "r.ipynb", SPAWN_CELL_WORKER, metadata=r_kernel)

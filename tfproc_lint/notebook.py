@@ -102,14 +102,14 @@ class Program:
         return grouped
 
     def _cell_of(self, edit: Edit, offsets: list[int]) -> int:
+        """The cell an edit starts in; an insertion at a boundary goes to the cell that follows,
+        one after the last line to the last cell with text."""
         for index, cell in enumerate(self.cells):
             start, end = offsets[index], offsets[index + 1]
-            if cell.text and start <= edit.start < end or edit.start == end == offsets[-1] and cell.text:
+            after_the_end = edit.start == end == offsets[-1]
+            if cell.text and (start <= edit.start < end or after_the_end):
                 if edit.end > end:
                     raise CellBoundaryError("the edit crosses a cell boundary")
-                if edit.start == end:  # an insertion at the very end: only the last cell can hold it
-                    if any(other.text for other in self.cells[index + 1:]):
-                        continue
                 return index
         raise CellBoundaryError("the edit is outside every code cell")
 
