@@ -232,13 +232,17 @@ def _error_result(error):
 def _unified_diff(entry) -> str:
     path = entry.result.path.lstrip('/')
     if entry.cells:  # a notebook: one diff per changed cell, named like Ruff's
-        return "".join(_diff(before, after, f"{path}:cell {number}") for number, before, after in entry.cells)
+        return "".join(_diff(_ended(before), _ended(after), f"{path}:cell {number}")
+                       for number, before, after in entry.cells)
     return _diff(entry.original, entry.fixed, path)
 
 
+def _ended(cell_source: str) -> str:
+    """A cell's last line has no newline; each line of the diff needs one."""
+    return cell_source if cell_source.endswith("\n") or not cell_source else cell_source + "\n"
+
+
 def _diff(before: str, after: str, name: str) -> str:
-    # A cell's last line has no newline; the diff's lines need one each.
-    before, after = (text if text.endswith("\n") or not text else text + "\n" for text in (before, after))
     return "".join(difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{name}", tofile=f"b/{name}",
     ))

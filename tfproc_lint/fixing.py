@@ -16,7 +16,7 @@ from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit
 from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, lint_program, lint_source, parse, read_source
 from tfproc_lint.files import is_notebook
-from tfproc_lint.notebook import Program, read_notebook, write_notebook
+from tfproc_lint.notebook import CellBoundaryError, Program, read_notebook, write_notebook
 
 MAX_ROUNDS = 10
 
@@ -106,11 +106,11 @@ def fix_program(program: Program, path: str, config: Config = DEFAULT_CONFIG,
         chosen, edits = choose(diagnostics, unsafe)
         if not chosen:
             break
-        candidate = program.with_edits(edits)
         try:
+            candidate = program.with_edits(edits)
             parse(candidate.text)
-        except SourceError:
-            break
+        except (CellBoundaryError, SourceError):
+            break  # never write cells that do not parse, nor edits that leave their cell
         if candidate.text == program.text:
             break
         program = candidate

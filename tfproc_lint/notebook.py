@@ -20,7 +20,6 @@ from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.magics import Mask, mask_cell
 from tfproc_lint.source import SourceError, split_lines
 
-SUFFIX = ".ipynb"
 CROSSES_CELLS = "manual edit required: the rewrite would span notebook cells"
 # Messages that name another line of the file ("(line 27: loads a Keras model)") name its cell too.
 _LINE_IN_MESSAGE = re.compile(r"\(line (?P<line>\d+)(?=[:)])")
@@ -64,18 +63,13 @@ class Program:
             index -= 1
         return self.cells[index].number, line - lines[index] + 1
 
-    def program_line(self, number: int, line: int) -> int:
-        _, lines = self._starts
-        index = next(i for i, cell in enumerate(self.cells) if cell.number == number)
-        return lines[index] + line - 1
-
     def sources(self) -> dict[int, str]:
         """Each code cell's source as it will be written back: IPython lines restored."""
         return {cell.number: _restore(cell) for cell in self.cells}
 
     def fits(self, edits) -> bool:
         try:
-            self._by_cell(edits)
+            self.with_edits(edits)
         except CellBoundaryError:
             return False
         return True
