@@ -1,11 +1,14 @@
-"""Scenario scripts and the `PROBE = {...}` metadata each one declares.
+"""Scenario scripts and notebooks, and the `PROBE = {...}` metadata each one declares.
 
-The metadata is read with `ast.literal_eval`; a scenario is never imported by the probe.
+A script's metadata is read with `ast.literal_eval`; a scenario is never imported by the probe. A
+notebook scenario (`*.ipynb`, run in a Jupyter kernel) keeps the same dictionary in its notebook
+metadata under the key `probe`.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +31,10 @@ class Scenario:
     def source(self) -> str:
         return self.path.read_text(encoding="utf-8")
 
+    @property
+    def is_notebook(self) -> bool:
+        return self.path.suffix == ".ipynb"
+
 
 def read_metadata(source: str, filename: str) -> dict:
     """The literal assigned to the module-level name PROBE."""
@@ -42,8 +49,20 @@ def read_metadata(source: str, filename: str) -> dict:
     raise ValueError(f"{filename}: no module-level PROBE = {{...}} literal")
 
 
+def read_notebook_metadata(text: str, filename: str) -> dict:
+    """The dictionary under `probe` in a notebook's metadata."""
+    try:
+        meta = json.loads(text)["metadata"]["probe"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError(f"{filename}: no notebook metadata 'probe'") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{filename}: the notebook metadata 'probe' must be an object")
+    return meta
+
+
 def load(path: Path) -> Scenario:
-    meta = read_metadata(path.read_text(encoding="utf-8"), str(path))
+    text = path.read_text(encoding="utf-8")
+    meta = read_notebook_metadata(text, str(path)) if path.suffix == ".ipynb" else read_metadata(text, str(path))
     expect = meta.get("expect", {"outcome": "ok"})
     kind = meta.get("kind")
     if kind not in ("bad", "fixed"):
@@ -64,7 +83,8 @@ def load(path: Path) -> Scenario:
 
 
 def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    return [load(path) for path in sorted(directory.glob("*.py")) if path.name != "__init__.py"]
+    paths = [*directory.glob("*.py"), *directory.glob("*.ipynb")]
+    return [load(path) for path in sorted(paths) if path.name != "__init__.py"]
 
 
 def select(scenarios: list[Scenario], rules=None, names=None) -> list[Scenario]:

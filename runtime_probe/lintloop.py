@@ -50,7 +50,7 @@ def _import(module: str):
 
 
 def _codes(diagnostics) -> str:
-    return ", ".join(f"{d.code}@{d.line}" for d in diagnostics) or "none"
+    return ", ".join(f"{d.code}@{'' if d.cell is None else f'cell {d.cell}:'}{d.line}" for d in diagnostics) or "none"
 
 
 def run(scenarios: list[Scenario], outdir: Path) -> LintLoop:
@@ -64,7 +64,7 @@ def run(scenarios: list[Scenario], outdir: Path) -> LintLoop:
     for scenario in scenarios:
         source = scenario.source
         try:
-            found = engine.lint_source(source, str(scenario.path), config)
+            found = _lint(engine, scenario, config)
         except Exception as exc:  # noqa: BLE001 - a linter crash is a finding for the lead, not a probe crash
             loop.checks.append(LintCheck(scenario.name, "lint", False, f"linter raised {exc!r}"))
             continue
@@ -78,9 +78,45 @@ def run(scenarios: list[Scenario], outdir: Path) -> LintLoop:
             loop.checks.append(
                 LintCheck(scenario.name, f"flagged {scenario.rule}", bool(own), f"found {_codes(found)}")
             )
-            if own and fixing:
+            if own and fixing and scenario.is_notebook:
+                _autofix_notebook(loop, scenario, own, fixing, config, outdir)
+            elif own and fixing:
                 _autofix(loop, scenario, source, own, engine, fixing, config, outdir)
     return loop
+
+
+def _lint(engine, scenario: Scenario, config) -> list:
+    """Findings of a script, or of a notebook's code cells (lines counted within each cell)."""
+    if not scenario.is_notebook:
+        return engine.lint_source(scenario.source, str(scenario.path), config)
+    from tfproc_lint.notebook import read_notebook
+
+    program = read_notebook(scenario.path.read_bytes()).program
+    return engine.lint_notebook(program, str(scenario.path), config) if program else []
+
+
+def _autofix_notebook(loop, scenario, own, fixing, config, outdir: Path) -> None:
+    """The notebook fixed in a copy, the way `tfproc-lint check --fix --unsafe-fixes` would."""
+    if not any(d.fix for d in own):
+        loop.checks.append(LintCheck(scenario.name, "auto-fix", None, "no fix offered (manual edit)"))
+        return
+    path = outdir / "autofixed" / scenario.path.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(scenario.path.read_bytes())
+    try:
+        fixed, _ = fixing.fix_notebook_file(path, config, unsafe=True)
+    except Exception as exc:  # noqa: BLE001 - reported, see above
+        loop.checks.append(LintCheck(scenario.name, "auto-fix", False, f"fixer raised {exc!r}"))
+        return
+    if not fixed.applied:
+        loop.checks.append(LintCheck(scenario.name, "auto-fix", False, "a fix was offered but nothing changed"))
+        return
+    loop.checks.append(LintCheck(scenario.name, "auto-fix", True, f"applied {len(fixed.applied)}"))
+    loop.autofixed.append(autofixed_scenario(scenario, path))
+    remaining = [d for d in fixed.remaining if d.code == scenario.rule]
+    loop.checks.append(LintCheck(
+        f"{scenario.name} (auto-fixed)", f"no {scenario.rule} left", not remaining, f"found {_codes(remaining)}"
+    ))
 
 
 def _autofix(loop, scenario, source, own, engine, fixing, config, outdir: Path) -> None:

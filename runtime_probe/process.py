@@ -115,9 +115,23 @@ def _alive(procs) -> list[psutil.Process]:
     return result
 
 
+def _groups(pgid: int, seen: dict[int, psutil.Process]) -> set[int]:
+    """Our process group and the groups of the descendants still alive (a Jupyter kernel runs in a
+    session of its own, with its pool workers). Only live processes seen in the tree vouch for a
+    group (psutil checks that a pid still names the same process), so no stranger's is touched."""
+    groups = {pgid}
+    for proc in _alive(seen.values()):
+        try:
+            groups.add(os.getpgid(proc.pid))
+        except OSError:
+            continue
+    return groups
+
+
 def _stragglers(pgid: int, seen: dict[int, psutil.Process]) -> list[psutil.Process]:
     found = {p.pid: p for p in _alive(seen.values())}
-    found.update((p.pid, p) for p in _group_members(pgid))
+    for group in _groups(pgid, seen):
+        found.update((p.pid, p) for p in _group_members(group))
     return list(found.values())
 
 
@@ -186,10 +200,11 @@ def execute(argv, *, timeout: float, idle_s: float | None = None, cwd=None, env=
 
 
 def _kill_tree(pgid: int, seen: dict[int, psutil.Process]) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
+    for group in _groups(pgid, seen):  # ours first: it is always there
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
     _kill(_alive(seen.values()))  # descendants that left the group
 
 

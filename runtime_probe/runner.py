@@ -150,9 +150,12 @@ def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: fl
     if not path.is_file():
         return Observation(PROBE_ERROR, 0.0, detail=f"scenario file not found: {path}")
     tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
+    argv = [python, str(path)]
+    if path.suffix == ".ipynb":  # its cells run in a Jupyter kernel, in the same directory
+        argv = [python, "-m", "runtime_probe.notebook_runner", str(path)]
     try:
         run = execute(
-            [python, str(path)],
+            argv,
             timeout=timeout or scenario.timeout,
             idle_s=idle_s,
             cwd=tmpdir,

@@ -1,4 +1,8 @@
-"""Reading fixture files: `# expect: CODE[, CODE]` per line and `# fixture-config: k=v` headers."""
+"""Reading fixture files: `# expect: CODE[, CODE]` per line and `# fixture-config: k=v` headers.
+
+In a notebook fixture the comments go in its code cells, and the expectations are
+(cell number, line in the cell, code); `# fixture-config:` goes in the first code cell.
+"""
 
 from __future__ import annotations
 
@@ -33,4 +37,27 @@ def fixture_config(source: str, where: str) -> Config:
 
 
 def lint_fixtures(root: Path) -> list[Path]:
-    return sorted((root / "fixtures" / "lint").rglob("*.py"))
+    lint = root / "fixtures" / "lint"
+    return sorted([*lint.rglob("*.py"), *lint.rglob("*.ipynb")])
+
+
+def code_cells(path: Path) -> list[tuple[int, str]]:
+    """(cell number among all cells, source) of a notebook's code cells."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    return [(number, cell.source) for number, cell in enumerate(notebook.cells, start=1) if cell.cell_type == "code"]
+
+
+def fixture_source(path: Path) -> str:
+    """The text that holds the expectations: the file, or a notebook's first code cell and the rest."""
+    if path.suffix == ".ipynb":
+        return "\n".join(source for _, source in code_cells(path))
+    return path.read_text(encoding="utf-8")
+
+
+def expected_in(path: Path) -> set[tuple]:
+    """(line, code) for a Python file, (cell, line, code) for a notebook."""
+    if path.suffix != ".ipynb":
+        return expected(path.read_text(encoding="utf-8"))
+    return {(number, line, code) for number, source in code_cells(path) for line, code in expected(source)}

@@ -90,11 +90,15 @@ def test_sarif_on_fixtures_validates_and_matches_json(fixture_runs) -> None:
         assert location["artifactLocation"] == {"uri": finding["path"], "uriBaseId": "%SRCROOT%"}
         assert location["artifactLocation"]["uri"].startswith("fixtures/lint/")
         assert (ROOT / location["artifactLocation"]["uri"]).is_file()
+        cell = {"properties": {"cell": finding["cell"]}} if finding["cell"] is not None else {}
         assert location["region"] == {"startLine": finding["line"], "startColumn": finding["column"],
-                                      "endLine": finding["end_line"], "endColumn": finding["end_column"]}
+                                      "endLine": finding["end_line"], "endColumn": finding["end_column"], **cell}
         assert result.get("properties", {}).get("documentation", "https://").startswith("https://")
-        assert ("fixes" in result) == (finding["fix"] is not None)
-        if finding["fix"] is not None:  # the replacements, applied by line/column, do what the edits do
+        related = [(r["physicalLocation"]["region"]["startLine"], r["message"]["text"])
+                   for r in result.get("relatedLocations", [])]
+        assert related == [(r["line"], r["message"]) for r in finding["related"]]
+        assert ("fixes" in result) == (finding["fix"] is not None and finding["fix"]["edits"] is not None)
+        if "fixes" in result:  # the replacements, applied by line/column, do what the edits do
             (fix,) = result["fixes"]
             assert fix["properties"]["applicability"] == finding["fix"]["applicability"]
             assert fix["description"]["text"].startswith(finding["fix"]["title"])
@@ -323,7 +327,7 @@ def test_github_annotations_match_json(fixture_runs) -> None:
         assert properties == {
             "file": finding["path"], "line": str(finding["line"]), "col": str(finding["column"]),
             "endLine": str(finding["end_line"]), "endColumn": str(finding["end_column"]),
-            "title": f"{finding['code']} {rule.name}",
+            "title": f"{finding['code']} {rule.name}" + (f" (cell {finding['cell']})" if finding["cell"] else ""),
         }
         assert match["message"] == github.escape_data(finding["message"])
     assert any(line.startswith("::warning ") for line in lines)

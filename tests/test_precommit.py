@@ -23,6 +23,8 @@ pytestmark = pytest.mark.precommit
 BAD = ROOT / "fixtures" / "lint" / "TFP101" / "bad_a3c_session_to_actors.py"
 GOOD = ROOT / "fixtures" / "lint" / "TFP101" / "good_a3c_session_to_actors.py"
 UNSAFE_FIX = ROOT / "fixtures" / "lint" / "mixed" / "bad_keras_fork_context_partial.py"  # TFP102 with an unsafe fix
+BAD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "bad_spawn_pool_cell_worker.ipynb"
+GOOD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "good_spawn_pool_cell_worker.ipynb"
 INSTALL_TIMEOUT = 300
 IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
                                 ".pytest_cache", ".ruff_cache", ".hypothesis", "probe-report")
@@ -93,6 +95,8 @@ def setup(tmp_path_factory):
     shutil.copy(BAD, project_path / "bad.py")
     shutil.copy(GOOD, project_path / "good.py")
     shutil.copy(UNSAFE_FIX, project_path / "unsafe_fix.py")
+    shutil.copy(BAD_NOTEBOOK, project_path / "bad.ipynb")
+    shutil.copy(GOOD_NOTEBOOK, project_path / "good.ipynb")
     (project_path / "notes.txt").write_text("not Python\n", encoding="utf-8")
     # Untracked and never staged: a hook that linted the whole directory would report it.
     (project_path / "scratch").mkdir()
@@ -165,6 +169,18 @@ def test_check_hook_fails_on_a_staged_bad_file(setup) -> None:
     assert result.returncode == 1, result.stdout
     assert "bad.py:52:22: TFP101" in result.stdout and "good.py:" not in result.stdout
     assert "untracked_bad.py" not in result.stdout
+
+
+def test_check_hook_fails_on_a_staged_bad_notebook(setup) -> None:
+    """`types_or: [python, jupyter]`: staged notebooks are checked, per cell (nbformat comes with the hook)."""
+    project, _ = setup
+    project.stage_only("bad.ipynb", "good.ipynb")
+    result = project.pre_commit("run", "tfproc-lint")
+    assert result.returncode == 1, result.stdout
+    assert "bad.ipynb:cell 4:4:23: TFP204" in result.stdout
+    assert "good.ipynb" not in result.stdout and "nbformat" not in result.stdout
+    result = project.pre_commit("run", "tfproc-lint", "--files", "good.ipynb")
+    assert result.returncode == 0, result.stdout
 
 
 def test_check_hook_passes_a_good_file(setup) -> None:

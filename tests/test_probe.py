@@ -21,7 +21,7 @@ from runtime_probe.benchmark import PATTERNS
 from runtime_probe.evidence import evidence, for_rule
 
 pytestmark = pytest.mark.probe
-RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301")
+RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301")
 
 
 @pytest.fixture(scope="module")

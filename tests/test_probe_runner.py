@@ -233,8 +233,8 @@ def test_every_scenario_declares_valid_metadata_and_each_rule_has_both_kinds():
     kinds = {}
     for s in scenarios:
         kinds.setdefault(s.rule, set()).add(s.kind)
-        assert 'if __name__ == "__main__":' in s.source, s.name
-    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP301"):
+        assert s.is_notebook or 'if __name__ == "__main__":' in s.source, s.name
+    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301"):
         assert kinds[rule] == {"bad", "fixed"}, rule
     names = {s.name for s in scenarios}
     assert all(catalog.compared_to(s) in names for s in scenarios if catalog.compared_to(s))
@@ -309,3 +309,58 @@ def test_progress_option_prints_one_line_per_scenario_when_not_a_terminal(capsys
     progress = cli.Progress(total=2, always=True)
     progress.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
     assert capsys.readouterr().err == "[1/2] case: ok (3 s)\n"
+
+
+# notebooks, in a real Jupyter kernel ---------------------------------------------------------------------
+def notebook_scenario(tmp_path: Path, cells: list[str], expect: dict | None = None) -> catalog.Scenario:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    node = new_notebook(cells=[new_markdown_cell("probe")] + [new_code_cell(c) for c in cells])
+    node.metadata["probe"] = {"rule": "TFP999", "kind": "bad", "expect": expect or {"outcome": "ok"}, "timeout": 60}
+    path = tmp_path / "case.ipynb"
+    nbformat.write(node, path)
+    return catalog.load(path)
+
+
+def test_notebook_metadata_and_result(tmp_path):
+    found = notebook_scenario(tmp_path, ["%load_ext autoreload\nfrom runtime_probe.support import report",
+                                         "!echo from the shell\nreport(2, 2)"])
+    assert (found.name, found.rule, found.is_notebook) == ("case", "TFP999", True)
+    obs = runner.run_scenario(found)
+    assert obs.outcome == "ok", obs.stderr_tail
+    assert obs.leftovers == []
+
+
+def test_notebook_cell_exception_is_reported_from_the_parent(tmp_path):
+    obs = runner.run_scenario(notebook_scenario(tmp_path, ["x = 1", "raise KeyError('no such row')"]))
+    assert (obs.outcome, obs.exc_type, obs.where, obs.message) == ("exception", "KeyError", "parent", "'no such row'")
+
+
+def test_hung_notebook_kernel_and_its_workers_are_killed(tmp_path):
+    """The kernel runs in a session of its own; it and the workers it started must still go."""
+    pids = tmp_path / "pids.txt"
+    scenario_ = notebook_scenario(tmp_path, [
+        "import multiprocessing as mp, os, time\n"
+        "workers = [mp.Process(target=time.sleep, args=(600,)) for _ in range(2)]\n"
+        "for w in workers:\n    w.start()\n"
+        f"open({str(pids)!r}, 'w').write(' '.join(str(p) for p in [os.getpid()] + [w.pid for w in workers]))",
+        "time.sleep(600)",
+    ], {"outcome": "hang"})
+    obs = runner.run_scenario(scenario_, idle_s=3)
+    assert obs.outcome == "hang"
+    assert obs.leftovers == []
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 3
+    for pid in started:
+        try:
+            assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, pid
+        except psutil.NoSuchProcess:
+            pass
+
+
+def test_notebook_metadata_must_be_there(tmp_path):
+    path = tmp_path / "plain.ipynb"
+    path.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    with pytest.raises(ValueError, match="no notebook metadata 'probe'"):
+        catalog.load(path)

@@ -78,7 +78,7 @@ def test_make_demo_installs_the_linter_only(tmp_path) -> None:
 def test_make_test_installs_the_probe_and_test_extras_also_after_make_demo(tmp_path) -> None:
     for stamps in ((), (".linter-installed",)):
         commands = make_dry_run("test", tmp_path / f"venv{len(stamps)}", *stamps)
-        assert "install --quiet -e '.[probe,test]'" in commands
+        assert "install --quiet -e '.[notebook,probe,test]'" in commands
         assert "pytest" in commands
     after_test = make_dry_run("demo", tmp_path / "venv2", ".linter-installed", ".all-installed")
     assert " install " not in after_test  # `make test` installed everything `make demo` needs
@@ -93,3 +93,18 @@ def test_contributing_names_real_make_targets_and_files() -> None:
         assert re.search(rf"^{target}:", makefile, re.MULTILINE), target
     for path in re.findall(r"\]\(([^)#]+)\)", text):  # Markdown links
         assert (ROOT / path).exists(), path
+
+
+def test_usage_examples_are_real_output() -> None:
+    """The full-format and notebook examples in Usage are what the command prints today."""
+    import subprocess
+
+    from conftest import run_env, tool
+
+    usage = section("Usage")
+    for args in (["fixtures/lint/mixed/bad_keras_fork_context_partial.py", "--format", "full", "--select", "TFP201",
+                  "-q", "--config", "setup.cfg"],
+                 ["fixtures/lint/TFP204/bad_spawn_pool_cell_worker.ipynb"]):
+        output = subprocess.run([tool("tfproc-lint"), "check", *args], cwd=ROOT, env=run_env(), capture_output=True,
+                                text=True, check=False, timeout=120).stdout
+        assert output.strip() and output.strip() in usage, output

@@ -306,7 +306,8 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     document = json.loads(output.read_text())
     names = {row["name"] for row in document["rows"]}
     assert {"tfproc-lint", "tfproc-lint -j1", "ast.parse", "libcst parse", "lint_source"} <= names
-    assert document["corpus"]["files"] == 16 and not document["problems"]
+    expected_files = len(list((ROOT / "fixtures" / "lint" / "TFP101").glob("*.py")))
+    assert document["corpus"]["files"] == expected_files and not document["problems"]
     assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 3
     assert "| what |" in result.stdout
 

@@ -27,8 +27,8 @@ def test_codes_are_unique_and_well_formed() -> None:
     assert len(names) == len(set(names))
 
 
-def test_the_five_core_rules_exist() -> None:
-    assert {"TFP101", "TFP102", "TFP103", "TFP201", "TFP301"} <= {rule.code for rule in RULES}
+def test_the_core_rules_exist() -> None:
+    assert {"TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301"} <= {rule.code for rule in RULES}
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
@@ -45,7 +45,7 @@ def test_rule_documentation_is_complete(rule) -> None:
 )
 def test_inline_example(rule, kind, index, example) -> None:
     config = apply_options(Config(), dict(example.config), "example") if example.config else Config()
-    codes = sorted(d.code for d in lint_source(example.code, "example.py", config))
+    codes = sorted(d.code for d in lint_source(example.code, "example.py", config, notebook=example.notebook))
     assert codes == sorted(example.expect)
     if kind == "bad":
         assert rule.code in example.expect
@@ -54,6 +54,6 @@ def test_inline_example(rule, kind, index, example) -> None:
 def test_messages_name_the_code_once_and_are_single_line() -> None:
     for rule in RULES:
         for example in rule.bad_examples:
-            for diagnostic in lint_source(example.code, "example.py"):
+            for diagnostic in lint_source(example.code, "example.py", notebook=example.notebook):
                 assert "\n" not in diagnostic.message
                 assert not diagnostic.message.startswith("TFP")

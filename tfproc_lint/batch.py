@@ -8,12 +8,12 @@ import os
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
-from tfproc_lint.files import SourceFile
+from tfproc_lint.files import SourceFile, is_notebook
 from tfproc_lint.source import SourceError, decode
 
 
@@ -26,6 +26,7 @@ class FixedFile:
     original: str = ""
     fixed: str = ""
     applied: int = 0
+    cells: list = field(default_factory=list)  # a notebook's changed cells: (number, before, after)
 
 
 def default_jobs() -> int:
@@ -53,14 +54,17 @@ def _check_file(source_file: SourceFile, config: Config, fix_edits: bool) -> Fil
 
 
 def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileResult | tuple:
-    """A finished result (skipped by the pre-filter, unreadable) or the task that lints it."""
+    """A finished result (skipped by the pre-filter, unreadable) or the task that lints it: the
+    text, or a notebook's program."""
     result = FileResult(source_file.display)
     try:
         data = source_file.path.read_bytes()
         if not (source_file.explicit or may_match_bytes(data)):
             return result
-        text = decode(data).text
-        if not (source_file.explicit or may_match(text)):
+        text = _notebook_program(data) if is_notebook(source_file.path) else decode(data).text
+        if text is None:
+            return result  # a notebook in another language
+        if not (source_file.explicit or may_match(text if isinstance(text, str) else text.text)):
             return result  # lint_source would return at once; this keeps the worker off the engine
         return text, source_file.display, config, fix_edits
     except OSError as error:
@@ -70,16 +74,29 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileRe
     return result
 
 
-def _lint_text(task: tuple[str, str, Config, bool]) -> FileResult:
+def _notebook_program(data: bytes):
+    from tfproc_lint.notebook import read_notebook
+
+    return read_notebook(data).program
+
+
+def _task_length(task: tuple) -> int:
+    return len(task[0] if isinstance(task[0], str) else task[0].text)
+
+
+def _lint_text(task: tuple) -> FileResult:
     # The engine (LibCST and the rules, about 0.2 s to import) is imported by the first file that
     # passes the pre-filter: in each worker, while the others go on reading, and never for a run
     # in which no file can match.
-    from tfproc_lint.engine import lint_source
+    from tfproc_lint.engine import lint_notebook, lint_source
 
     text, display, config, fix_edits = task
     result = FileResult(display)
     try:
-        result.diagnostics = lint_source(text, display, config, fix_edits=fix_edits)
+        if isinstance(text, str):
+            result.diagnostics = lint_source(text, display, config, fix_edits=fix_edits)
+        else:
+            result.diagnostics = lint_notebook(text, display, config)
     except SourceError as error:
         result.error = FileError(display, str(error))
     except Exception as error:  # noqa: BLE001 - report one file's bug, keep going
@@ -94,7 +111,7 @@ def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool]) -> list[FileResu
     screened: list[FileResult | int] = []
     for source_file in files:
         prepared = _prepare(source_file, config, fix_edits)
-        screened.append(prepared if isinstance(prepared, FileResult) else len(prepared[0]))
+        screened.append(prepared if isinstance(prepared, FileResult) else _task_length(prepared))
     if not all(isinstance(result, FileResult) for result in screened):
         # This worker will lint: import the engine now, while the other workers go on screening.
         import tfproc_lint.engine  # noqa: F401
@@ -184,6 +201,7 @@ def fix_files(files: list[SourceFile], config: Config, unsafe: bool, write: bool
             outcome, original = fix_file(source_file.path, config, unsafe, write, source_file.display)
             entry.result.diagnostics = outcome.remaining
             entry.original, entry.fixed, entry.applied = original, outcome.source, len(outcome.applied)
+            entry.cells = outcome.cells
         except SourceError as error:
             entry.result.error = FileError(source_file.display, str(error))
         except OSError as error:

@@ -47,13 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true",
                        help="apply the excludes to files named on the command line too (for pre-commit)")
     check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
-    check.add_argument("--format", default="text", help="text, json, sarif or github (default: text)")
+    check.add_argument("--format", "--output-format", dest="format", default="text",
+                       help="text, full (with the source lines), json, sarif or github (default: text)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
+    adopting = check.add_argument_group("adopting on an existing code base")
+    adopting.add_argument("--statistics", action="store_true",
+                          help="print the number of findings per rule instead of the findings (text or json)")
+    adopting.add_argument("--exit-zero", action="store_true",
+                          help="exit 0 even when findings remain or a file could not be checked (still 2 on "
+                               "usage and internal errors)")
+    adopting.add_argument("--add-noqa", action="store_true",
+                          help="add `# noqa: CODE` to the line of every finding, keeping the codes already there")
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -116,9 +125,12 @@ def _check(args) -> int:
         raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
+    _check_adoption_options(args)
     config = configuration(args)
-    console = Console(sys.stderr, args.color, quiet=args.quiet or args.format != "text")
+    console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
     files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
+    if args.add_noqa:
+        return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
@@ -144,16 +156,78 @@ def _check(args) -> int:
         if not args.quiet:  # after the diff on a terminal; kept out of a redirected patch
             sys.stdout.flush()
             print(diff_summary(run), file=sys.stdout if is_terminal(sys.stdout) else sys.stderr)
+    elif args.statistics:
+        sys.stdout.write(_statistics(args, run, console))
     else:
         output = renderer(args.format)(run, colour=console.colour_for(sys.stdout))
-        if args.quiet and args.format == "text":
-            output = "".join(line + "\n" for line in output.splitlines()[:-1])
+        if args.quiet and args.format in TEXT_FORMATS:
+            output = _without_summary(output)
         sys.stdout.write(output)
     if any(error.internal for error in run.errors):
         return EXIT_ERROR
     if args.diff:
-        return EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN
-    return EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN
+        return _exit_code(args, EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN)
+    return _exit_code(args, EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN)
+
+
+# adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------
+def _check_adoption_options(args) -> None:
+    from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
+
+    if args.statistics and (args.diff or args.format not in STATISTICS_FORMATS):
+        raise UsageError(f"--statistics prints {' or '.join(STATISTICS_FORMATS)}; it cannot be combined with "
+                         f"{'--diff' if args.diff else '--format ' + args.format}")
+    if args.add_noqa and (args.fix or args.diff or args.statistics or args.format != "text"):
+        raise UsageError("--add-noqa edits files and reports in text; it cannot be combined with --fix, --diff, "
+                         "--statistics or --format")
+
+
+def _exit_code(args, code: int) -> int:
+    """--exit-zero turns "findings remain / a file could not be checked" into success."""
+    return EXIT_CLEAN if args.exit_zero and code == EXIT_FINDINGS else code
+
+
+def _statistics(args, run, console) -> str:
+    from tfproc_lint.output.statistics import render
+
+    output = render(run, args.format, colour=console.colour_for(sys.stdout))
+    return _without_summary(output) if args.quiet and args.format == "text" else output
+
+
+def _add_noqa(args, config, files, path_errors) -> int:
+    """Check, then mark the findings of each file that has some; report how many lines changed."""
+    from tfproc_lint import batch
+    from tfproc_lint.diagnostics import FileError
+    from tfproc_lint.noqa import add_noqa
+
+    results = batch.check_files(files, config, args.jobs)
+    with_findings = {result.path for result in results if result.diagnostics}
+    outcomes = [add_noqa(source_file, config) for source_file in files if source_file.display in with_findings]
+    errors = [r.error for r in results if r.error] + path_errors
+    errors += [FileError(o.path, o.error) for o in outcomes if o.error]
+    for error in errors:
+        print(f"tfproc-lint: {error.path}: {error.reason}", file=sys.stderr)
+    skipped = [where for outcome in outcomes for where in outcome.skipped]
+    for where in skipped:
+        print(f"tfproc-lint: {where}: no `# noqa` added: the line ends inside a string or with a backslash",
+              file=sys.stderr)
+    changed = sum(outcome.changed for outcome in outcomes)
+    touched = sum(1 for outcome in outcomes if outcome.changed)
+    if not args.quiet:
+        print(f"Added {changed} noqa comment{'s' * (changed != 1)} to {touched} file{'s' * (touched != 1)}.")
+    if any(error.internal for error in errors):
+        return EXIT_ERROR
+    return EXIT_FINDINGS if errors or skipped else EXIT_CLEAN
+
+
+TEXT_FORMATS = ("text", "full")  # for a person: progress, colour, a summary line that -q drops
+
+
+def _without_summary(output: str) -> str:
+    lines = output.splitlines()[:-1]
+    while lines and not lines[-1]:  # full's blank line before the summary
+        lines.pop()
+    return "".join(line + "\n" for line in lines)
 
 
 def _error_result(error):
@@ -163,9 +237,21 @@ def _error_result(error):
 
 
 def _unified_diff(entry) -> str:
+    path = entry.result.path.lstrip('/')
+    if entry.cells:  # a notebook: one diff per changed cell, named like Ruff's
+        return "".join(_diff(_ended(before), _ended(after), f"{path}:cell {number}")
+                       for number, before, after in entry.cells)
+    return _diff(entry.original, entry.fixed, path)
+
+
+def _ended(cell_source: str) -> str:
+    """A cell's last line has no newline; each line of the diff needs one."""
+    return cell_source if cell_source.endswith("\n") or not cell_source else cell_source + "\n"
+
+
+def _diff(before: str, after: str, name: str) -> str:
     return "".join(difflib.unified_diff(
-        entry.original.splitlines(keepends=True), entry.fixed.splitlines(keepends=True),
-        fromfile=f"a/{entry.result.path.lstrip('/')}", tofile=f"b/{entry.result.path.lstrip('/')}",
+        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{name}", tofile=f"b/{name}",
     ))
 
 

@@ -26,6 +26,7 @@ START_METHODS = ("fork", "spawn", "forkserver")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    ".ipynb_checkpoints",
 )
 FORKSERVER_DEFAULT_FROM = (3, 14)  # Python 3.14: forkserver became the Linux default
 COMMAND_LINE = "the command line"  # `where` of the options given on the command line

@@ -45,22 +45,24 @@ class Fix:
 @dataclass(frozen=True)
 class Related:
     """A second place a finding points to ("TensorFlow runtime started here"); 1-based line,
-    0-based column like `Diagnostic`."""
+    0-based column like `Diagnostic`, and in a notebook the cell the line counts in."""
 
     message: str
     line: int
     col: int
     end_line: int
     end_col: int
+    cell: int | None = None
 
     def to_dict(self) -> dict:
-        return {"message": self.message, "line": self.line, "column": self.col + 1,
+        return {"message": self.message, "cell": self.cell, "line": self.line, "column": self.col + 1,
                 "end_line": self.end_line, "end_column": self.end_col + 1}
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding. `line` is 1-based, `col` 0-based (flake8 and bugbear convention)."""
+    """One finding. `line` is 1-based, `col` 0-based (flake8 and bugbear convention). In a notebook,
+    `cell` is the cell's 1-based number among all its cells and `line` counts within that cell."""
 
     code: str
     message: str
@@ -72,16 +74,24 @@ class Diagnostic:
     end_line: int | None = None
     end_col: int | None = None
     related: tuple[Related, ...] = ()
+    cell: int | None = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.col, self.code)
+        return (self.path, self.cell or 0, self.line, self.col, self.code)
+
+    @property
+    def location(self) -> str:
+        """`line:col`, or `cell N:line:col` in a notebook (Ruff's form); 1-based."""
+        where = f"{self.line}:{self.col + 1}"
+        return f"cell {self.cell}:{where}" if self.cell is not None else where
 
     def to_dict(self) -> dict:
         return {
             "code": self.code,
             "message": self.message,
             "path": self.path,
+            "cell": self.cell,
             "line": self.line,
             "column": self.col + 1,
             "end_line": self.end_line,

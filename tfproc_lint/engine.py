@@ -18,6 +18,7 @@ from tfproc_lint.analysis.prefilter import may_match
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
+from tfproc_lint.notebook import Program
 from tfproc_lint.rules.base import Report, Rule, all_rules
 from tfproc_lint.source import DecodedSource, SourceError, decode, read_source  # noqa: F401 - re-exported
 
@@ -84,12 +85,14 @@ def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
-                respect_noqa: bool = True, fix_edits: bool = False, verify_fixes: bool = True) -> list[Diagnostic]:
+                respect_noqa: bool = True, fix_edits: bool = False, verify_fixes: bool = True,
+                notebook: bool = False) -> list[Diagnostic]:
     """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
 
     A finding's `fix` names the rewrite and its safety; a fix is offered only if the rewritten
     module parses and has no finding the original did not have (`verify_fixes`). Its text edits
-    are computed only with `fix_edits=True`."""
+    are computed only with `fix_edits=True`. `notebook`: the text is a notebook's code cells (see
+    `lint_notebook`)."""
     if not may_match(source):
         return []
     rules = enabled_rules(config)
@@ -97,7 +100,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         return []
     module = parse(source)
     try:
-        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes)
+        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
@@ -105,9 +108,23 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         raise SourceError("cannot analyse: the code is nested too deeply") from None
 
 
+def lint_program(program: Program, path: str, config: Config = DEFAULT_CONFIG,
+                 respect_noqa: bool = True) -> list[Diagnostic]:
+    """A notebook's findings with positions in its joined program; a fix whose edits would cross
+    a cell boundary is dropped (the finding says a manual edit is required)."""
+    diagnostics = lint_source(program.text, path, config, respect_noqa, fix_edits=True, notebook=True)
+    return [program.refuse_crossing_fix(d) for d in diagnostics]
+
+
+def lint_notebook(program: Program, path: str, config: Config = DEFAULT_CONFIG,
+                  respect_noqa: bool = True) -> list[Diagnostic]:
+    """A notebook's findings, positioned per cell (`Diagnostic.cell`)."""
+    return [program.to_cells(d) for d in lint_program(program, path, config, respect_noqa)]
+
+
 def _lint_module(module: cst.Module, source: str, path: str, config: Config, rules: list[Rule],
-                 respect_noqa: bool, fix_edits: bool, verify_fixes: bool) -> list[Diagnostic]:
-    analysis = FileAnalysis(module, path, config)
+                 respect_noqa: bool, fix_edits: bool, verify_fixes: bool, notebook: bool = False) -> list[Diagnostic]:
+    analysis = FileAnalysis(module, path, config, notebook=notebook)
     reports: list[tuple[Rule, Report]] = []
     for crossing in analysis.crossings:
         for rule in rules:
@@ -176,7 +193,8 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
 def _added_findings(after: str, analysis: FileAnalysis, before, fixed) -> list[tuple[str, int]]:
     """Findings of the rewritten module that the original does not have, as (code, line)."""
     try:
-        found = lint_source(after, analysis.path, analysis.config, respect_noqa=False, verify_fixes=False)
+        found = lint_source(after, analysis.path, analysis.config, respect_noqa=False, verify_fixes=False,
+                            notebook=analysis.notebook)
     except SourceError:
         return [("a syntax error", 0)]
     remaining = Counter(_comparable(code, message) for code, message in before)

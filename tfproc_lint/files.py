@@ -13,6 +13,13 @@ from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError
 
 
+SUFFIXES = (".py", ".ipynb")
+
+
+def is_notebook(path) -> bool:
+    return str(path).endswith(".ipynb")
+
+
 @dataclass(frozen=True)
 class SourceFile:
     path: Path
@@ -34,7 +41,7 @@ class Excluder:
 
 def collect_files(paths: list[str], config: Config,
                   force_exclude: bool = False) -> tuple[list[SourceFile], list[FileError]]:
-    """Python files under `paths`. Files named explicitly are checked whatever their name, and
+    """Python files and Jupyter notebooks under `paths`. Files named explicitly are checked whatever their name, and
     excluded only with `force_exclude` (pre-commit names every file). Symbolic links to
     directories are not followed, so loops cannot trap the walk."""
     excluded = Excluder(config.exclude + config.extend_exclude)
@@ -68,7 +75,7 @@ def collect_files(paths: list[str], config: Config,
 
 
 def _walk(root: str, excluded: Excluder, errors: list[FileError]):
-    """(path, is a symbolic link) of the `*.py` files under `root`, sorted, depth first
+    """(path, is a symbolic link) of the `*.py` and `*.ipynb` files under `root`, sorted, depth first
     (os.scandir: no stat per file)."""
     pending = [root]
     while pending:
@@ -85,7 +92,7 @@ def _walk(root: str, excluded: Excluder, errors: list[FileError]):
                 if entry.is_dir(follow_symlinks=False):
                     if not excluded(entry.name, entry.path):
                         subdirectories.append(entry.path)
-                elif entry.name.endswith(".py") and not excluded(entry.name, entry.path) and entry.is_file():
+                elif entry.name.endswith(SUFFIXES) and not excluded(entry.name, entry.path) and entry.is_file():
                     yield entry.path, entry.is_symlink()
             except OSError:  # vanished, or a link loop: neither a file nor a directory to walk
                 continue

@@ -3,7 +3,9 @@
 flake8 conventions (as in flake8-bugbear): the constructor takes `tree` (so flake8 treats this as
 an AST plugin), `lines` and `filename`; `run()` yields (line, 0-based column, "CODE message", type);
 `# noqa` is left to flake8. LibCST and the rules are imported only for files that pass the text
-pre-filter, so installing the plugin does not slow down every flake8 start.
+pre-filter, so installing the plugin does not slow down every flake8 start. Notebooks go through
+nbqa, which writes the cells to a temporary `*_nbqa_ipynb.py` file: that name tells the rules the
+code is a notebook's (TFP204).
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from typing import Iterator
 
 from tfproc_lint import __version__
 from tfproc_lint.analysis.prefilter import may_match
+
+
+# nbqa (`nbqa flake8 notebook.ipynb`) hands flake8 the notebook's cells as `<name><random>_nbqa_ipynb.py`.
+NBQA_SUFFIX = "_nbqa_ipynb.py"
 
 
 class TFProcPlugin:
@@ -58,7 +64,8 @@ class TFProcPlugin:
 
         config = _config(self.target_python, self.assume_start_method)
         try:
-            diagnostics = lint_source(source, self.filename, config, respect_noqa=False)
+            diagnostics = lint_source(source, self.filename, config, respect_noqa=False,
+                                      notebook=self.filename.endswith(NBQA_SUFFIX))
         except SourceError:
             return  # flake8 reports the syntax error itself (E999)
         for diagnostic in diagnostics:

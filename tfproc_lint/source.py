@@ -45,3 +45,12 @@ def read_source(path: Path) -> DecodedSource:
     except OSError as error:
         raise SourceError(f"cannot read: {error.strerror or error}") from None
     return decode(data)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text`, each with its line end, split at "\n" only (as Python's tokenizer
+    reads them): `str.splitlines` also splits at form feeds, "\x1c", "\u2028", ..., which can
+    sit inside a line of code or a string."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]

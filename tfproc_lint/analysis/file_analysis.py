@@ -58,10 +58,11 @@ _OWNER_NOUNS = {Kind.POOL: "pool", Kind.EXECUTOR: "executor", Kind.PROCESS: "pro
 
 
 class FileAnalysis:
-    def __init__(self, module: cst.Module, path: str, config: Config) -> None:
+    def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False) -> None:
         self.module = module
         self.path = path
         self.config = config
+        self.notebook = notebook  # the module is a notebook's code cells: its `__main__` is interactive
         self.symbols = SymbolTable(module)
         self.classifier = Classifier(self.symbols)
         self.classifier.graph_mode = lambda: self.tf.mode.graph

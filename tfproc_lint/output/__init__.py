@@ -53,7 +53,7 @@ def relative_path(path: str, cwd: str | None = None) -> str:
     return relative.replace(os.sep, "/")
 
 
-FORMATS = {"text": "text", "json": "json_format", "sarif": "sarif", "github": "github"}  # name: module
+FORMATS = {"text": "text", "full": "full", "json": "json_format", "sarif": "sarif", "github": "github"}  # name: module
 
 
 def renderer(name: str):

@@ -4,6 +4,9 @@
 escaping of GitHub's toolkit (@actions/core): `%`, CR and LF in the message, and also `:` and
 `,` in property values. Columns are 1-based; paths are relative to the working directory (the
 workspace, in a workflow). A file that could not be checked gets `::error file=PATH::reason`.
+In a notebook, `line` counts within the code cell that the title names (`TFP204 ... (cell 3)`), not
+within the .ipynb file's JSON: GitHub shows the annotation at that line of the file, read the cell
+from the title.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ def command(name: str, properties: dict, message: str) -> str:
     return f"::{name} {props}::{escape_data(message)}" if props else f"::{name}::{escape_data(message)}"
 
 
+def _title(diagnostic, rule) -> str:
+    title = f"{diagnostic.code} {rule.name}" if rule else diagnostic.code
+    return f"{title} (cell {diagnostic.cell})" if diagnostic.cell is not None else title
+
+
 def render(run: Run, colour=None) -> str:
     lines = []
     for diagnostic in run.diagnostics:
@@ -36,7 +44,7 @@ def render(run: Run, colour=None) -> str:
             "col": diagnostic.col + 1,
             "endLine": diagnostic.end_line,
             "endColumn": None if diagnostic.end_col is None else diagnostic.end_col + 1,
-            "title": f"{diagnostic.code} {rule.name}" if rule else diagnostic.code,
+            "title": _title(diagnostic, rule),
         }
         level = "warning" if diagnostic.severity is Severity.WARNING else "error"
         lines.append(command(level, properties, diagnostic.message))

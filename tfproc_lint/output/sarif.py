@@ -6,7 +6,10 @@ points (`columnKind`), as the engine's do. Fix edits are character offsets into 
 they become `deletedRegion`s with lines and columns, computed from the text the run carries
 (`Run.sources`) or, when it carries none, from the file as it is on disk now.
 Files that could not be checked are `toolExecutionNotifications` of the one invocation, which is
-then not `executionSuccessful`.
+then not `executionSuccessful`. Related places (where the runtime started, where the worker is
+defined) are `relatedLocations`. In a notebook a region's lines count within the code cell given
+in the region's `properties.cell`; notebook findings carry no `fixes` (their edits are applied
+cell by cell by `--fix`).
 """
 
 from __future__ import annotations
@@ -85,21 +88,37 @@ def _rule(rule) -> dict:
     })
 
 
+def region(line: int, col: int, end_line: int | None, end_col: int | None, cell: int | None) -> dict:
+    """A SARIF region; in a notebook its lines count within the code cell named in
+    `properties.cell` (1-based among all the notebook's cells)."""
+    found = {"startLine": line, "startColumn": col + 1}
+    if end_line is not None and end_col is not None:
+        found.update(endLine=end_line, endColumn=end_col + 1)
+    if cell is not None:
+        found["properties"] = {"cell": cell}
+    return found
+
+
 def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions) -> dict:
-    region = {"startLine": diagnostic.line, "startColumn": diagnostic.col + 1}
-    if diagnostic.end_line is not None and diagnostic.end_col is not None:
-        region.update(endLine=diagnostic.end_line, endColumn=diagnostic.end_col + 1)
     location = artifact_location(diagnostic.path, cwd)
+    found = region(diagnostic.line, diagnostic.col, diagnostic.end_line, diagnostic.end_col, diagnostic.cell)
     result = {"ruleId": diagnostic.code}
     if diagnostic.code in index:
         result["ruleIndex"] = index[diagnostic.code]
     result.update({
         "level": LEVELS[diagnostic.severity],
         "message": {"text": diagnostic.message},
-        "locations": [{"physicalLocation": {"artifactLocation": location, "region": region}}],
+        "locations": [{"physicalLocation": {"artifactLocation": location, "region": found}}],
     })
     if rule_url(diagnostic.code):
         result["properties"] = {"documentation": rule_url(diagnostic.code)}
+    if diagnostic.related:
+        result["relatedLocations"] = [{
+            "id": number,
+            "physicalLocation": {"artifactLocation": dict(location),
+                                 "region": region(r.line, r.col, r.end_line, r.end_col, r.cell)},
+            "message": {"text": r.message},
+        } for number, r in enumerate(diagnostic.related, start=1)]
     fix = diagnostic.fix
     if fix is not None and fix.edits:
         to_position = positions.for_path(diagnostic.path)

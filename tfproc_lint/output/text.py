@@ -1,5 +1,6 @@
-"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns. Findings of rules
-whose severity is a warning read `CODE warning: message`, the code in yellow (errors: red)."""
+"""`path:line:col: CODE message`, the form flake8 prints; 1-based columns. In a notebook,
+`path:cell N:line:col: CODE message` (Ruff's form), the line counted within the cell. Findings of
+rules whose severity is a warning read `CODE warning: message`, the code in yellow (errors: red)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from tfproc_lint.output import Run
 
 def diagnostic_line(diagnostic, colour=None) -> str:
     colour = colour or (lambda text, _style: text)
-    location = f"{diagnostic.path}:{diagnostic.line}:{diagnostic.col + 1}:"
+    location = f"{diagnostic.path}:{diagnostic.location}:"
     if diagnostic.severity is Severity.WARNING:
         code = f"{colour(diagnostic.code, 'yellow')} {colour('warning:', 'yellow')}"
     else:

@@ -33,6 +33,7 @@ class Example:
     code: str
     expect: tuple[str, ...] = ()
     config: tuple[tuple[str, str], ...] = ()  # options for this example, e.g. (("target-python", "3.14"),)
+    notebook: bool = False  # the code cells of a notebook (`# %%` starts a cell), linted as one
 
 
 class Rule:
