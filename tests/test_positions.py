@@ -24,3 +24,47 @@ def test_crlf_and_tabs() -> None:
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     spans = compute_spans(module)
     assert all(as_range(spans[node]) == code_range for node, code_range in expected.items())
+
+
+def _files(root):
+    return lint_fixtures(root) + sorted((root / "tfproc_lint").rglob("*.py")) + sorted(
+        (root / "runtime_probe").rglob("*.py")) + sorted((root / "tests").rglob("*.py"))
+
+
+def test_statement_local_spans_equal_whole_module_spans(root) -> None:
+    """The Locator generates only the statement holding a node; every node of every statement
+    (class members included) must get the span a whole-module generation gives."""
+    import ast
+
+    from tfproc_lint.analysis.positions import Locator
+    from tfproc_lint.analysis.walk import iter_tree
+
+    for path in _files(root):
+        source = path.read_text(encoding="utf-8")
+        if path.suffix != ".py":
+            continue
+        module = cst.parse_module(source)
+        expected = compute_spans(module)
+        locator = Locator(module, ast.parse(source))
+        for node in iter_tree(module):
+            if node is module:
+                continue
+            assert locator.span(node) == expected[node], (path, type(node).__name__, expected[node])
+        assert not locator._whole, f"{path}: fell back to a whole-module generation"
+
+
+def test_statement_local_spans_with_decorators_comments_semicolons_and_crlf() -> None:
+    import ast
+
+    from tfproc_lint.analysis.positions import Locator
+    from tfproc_lint.analysis.walk import iter_tree
+
+    source = ("# header\n\nimport os; import sys\n\n\n# about f\n@dec(1)\n# between\n@dec2\ndef f(a,\n      b):\n"
+              "    return a  # tail\n\nclass C(Base):\n    # member comment\n\n    @staticmethod\n"
+              "    def g():\n        if x:\r\n            y = (1,\n                 2)\n    z = 3\n")
+    module = cst.parse_module(source)
+    expected = compute_spans(module)
+    locator = Locator(module, ast.parse(source))
+    for node in iter_tree(module):
+        if node is not module:
+            assert locator.span(node) == expected[node], type(node).__name__

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import heapq
-import multiprocessing
 import os
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes
@@ -123,6 +120,10 @@ def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResu
     two kinds of task: screening a chunk of files (read, pre-filter), and linting one candidate
     that a screening found. Candidates go first, longest first, as soon as they are found, so that
     the biggest file starts early instead of last, while the other workers go on screening."""
+    import multiprocessing  # imported here: a run on a few files never starts a worker process
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     size = max(1, len(files) // (jobs * 8))
     chunk_starts = deque(range(0, len(files), size))
@@ -170,6 +171,9 @@ def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResu
 
 
 def _lint_isolated(task: tuple[str, str, Config, bool], context) -> FileResult:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     with ProcessPoolExecutor(1, mp_context=context) as executor:
         try:
             return executor.submit(_lint_text, task).result()

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -240,6 +239,8 @@ def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...]
 
 def lowest_python(specifier: str, where: str) -> tuple[int, int] | None:
     """The oldest Python 3 minor version a `requires-python` specifier admits."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # only where a project states one
+
     try:
         spec = SpecifierSet(specifier)
     except InvalidSpecifier:

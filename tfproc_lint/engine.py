@@ -6,10 +6,10 @@
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 import warnings
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -18,9 +18,11 @@ from tfproc_lint.analysis.prefilter import may_match
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
-from tfproc_lint.notebook import Program
 from tfproc_lint.rules.base import Report, Rule, all_rules
 from tfproc_lint.source import DecodedSource, SourceError, decode, read_source  # noqa: F401 - re-exported
+
+if TYPE_CHECKING:
+    from tfproc_lint.notebook import Program
 
 DEFAULT_CONFIG = Config()
 
@@ -30,9 +32,15 @@ def enabled_rules(config: Config) -> list[Rule]:
 
 
 def parse(source: str) -> cst.Module:
-    _refuse_deep_nesting(source)
+    return parse_with_syntax_tree(source)[0]
+
+
+def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
+    """LibCST's tree, and CPython's tree of the same source when CPython accepts it (the guard
+    below builds it anyway; positions use it to find where statements start)."""
+    syntax_tree = _refuse_deep_nesting(source)
     try:
-        return cst.parse_module(source)
+        return cst.parse_module(source), syntax_tree
     except cst.ParserSyntaxError as error:
         raise SourceError(_syntax_error(source, error)) from None
     except RecursionError:
@@ -47,7 +55,7 @@ def parse(source: str) -> cst.Module:
 _TOO_DEEP = ("too many nested parentheses", "too many levels of indentation", "too complex")
 
 
-def _refuse_deep_nesting(source: str) -> None:
+def _refuse_deep_nesting(source: str) -> ast.Module | None:
     """Raise SourceError for code nested too deeply for LibCST to parse safely.
 
     LibCST's native parser recurses on the C stack: a few thousand nesting levels (5,000 nested
@@ -60,7 +68,7 @@ def _refuse_deep_nesting(source: str) -> None:
     try:
         with warnings.catch_warnings():  # e.g. invalid escape sequences: not ours to report
             warnings.simplefilter("ignore")
-            compile(source, "<source>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
+            return compile(source, "<source>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
     except (RecursionError, MemoryError):
         raise SourceError("cannot parse: the code is nested too deeply") from None
     except SyntaxError as error:
@@ -68,6 +76,7 @@ def _refuse_deep_nesting(source: str) -> None:
             raise SourceError(f"cannot parse: {error.msg} (line {error.lineno})") from None
     except ValueError:  # NUL bytes: LibCST's error is reported below
         pass
+    return None
 
 
 def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
@@ -89,18 +98,20 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
                 notebook: bool = False) -> list[Diagnostic]:
     """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
 
-    A finding's `fix` names the rewrite and its safety; a fix is offered only if the rewritten
-    module parses and has no finding the original did not have (`verify_fixes`). Its text edits
-    are computed only with `fix_edits=True`. `notebook`: the text is a notebook's code cells (see
-    `lint_notebook`)."""
+    A finding's `fix` names the rewrite and its safety. With `fix_edits=True` (fixing, diffs, JSON,
+    SARIF) the edits are computed and, with `verify_fixes`, the rewritten module is re-analysed: a
+    fix whose result would not parse or would have a finding the original does not is withdrawn.
+    Without edits, the fix builders' own checks decide (a test keeps both answers equal).
+    `notebook`: the text is a notebook's code cells (see `lint_notebook`)."""
     if not may_match(source):
         return []
     rules = enabled_rules(config)
     if not rules:
         return []
-    module = parse(source)
+    module, syntax_tree = parse_with_syntax_tree(source)
     try:
-        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook)
+        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook,
+                            syntax_tree)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
@@ -123,8 +134,9 @@ def lint_notebook(program: Program, path: str, config: Config = DEFAULT_CONFIG,
 
 
 def _lint_module(module: cst.Module, source: str, path: str, config: Config, rules: list[Rule],
-                 respect_noqa: bool, fix_edits: bool, verify_fixes: bool, notebook: bool = False) -> list[Diagnostic]:
-    analysis = FileAnalysis(module, path, config, notebook=notebook)
+                 respect_noqa: bool, fix_edits: bool, verify_fixes: bool, notebook: bool = False,
+                 syntax_tree: ast.Module | None = None) -> list[Diagnostic]:
+    analysis = FileAnalysis(module, path, config, notebook=notebook, syntax_tree=syntax_tree)
     reports: list[tuple[Rule, Report]] = []
     for crossing in analysis.crossings:
         for rule in rules:
@@ -178,6 +190,8 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
     plan = builder.plan(analysis)
     if plan is None:
         return None, builder.refusal
+    if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_safety.py)
+        return Fix(builder.title, builder.applicability, None), ""
     after = replace_nodes(analysis.module, plan).code
     if after == source:
         return None, ""
@@ -230,6 +244,8 @@ def text_edits(before: str, after: str) -> tuple[Edit, ...]:
     for line in old:
         offsets.append(offsets[-1] + len(line))
     edits = []
+    import difflib
+
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -11,7 +12,7 @@ from libcst.metadata import CodeRange
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
-from tfproc_lint.analysis.positions import as_range, compute_spans
+from tfproc_lint.analysis.positions import Locator, as_range
 from tfproc_lint.analysis.routes import Crossing, RouteFinder
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
@@ -58,8 +59,10 @@ _OWNER_NOUNS = {Kind.POOL: "pool", Kind.EXECUTOR: "executor", Kind.PROCESS: "pro
 
 
 class FileAnalysis:
-    def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False) -> None:
+    def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False,
+                 syntax_tree: ast.Module | None = None) -> None:
         self.module = module
+        self.syntax_tree = syntax_tree  # CPython's tree of the same source, when the engine has it
         self.path = path
         self.config = config
         self.notebook = notebook  # the module is a notebook's code cells: its `__main__` is interactive
@@ -311,11 +314,11 @@ class FileAnalysis:
 
     # positions and text -----------------------------------------------------------------------------
     @cached_property
-    def _spans(self):
-        return compute_spans(self.module)
+    def _locator(self) -> Locator:
+        return Locator(self.module, self.syntax_tree)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return as_range(self._spans[node])
+        return as_range(self._locator.span(node))
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import functools
+
 # Longest prefixes first; each maps a family of spellings onto one namespace.
 _PREFIXES: tuple[tuple[str, str], ...] = (
     ("tensorflow.compat.v1.keras.", "keras."),
@@ -50,6 +52,7 @@ _INTERNAL = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(name: str | None) -> str | None:
     if not name:
         return name

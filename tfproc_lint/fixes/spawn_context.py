@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
-from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import enclosing_function, keyword
 from tfproc_lint.analysis.walk import calls_in, read_names
 from tfproc_lint.diagnostics import Applicability
@@ -36,6 +36,12 @@ class UseSpawnContext(FixBuilder):
         if not all(worker.kind == "function" and worker.function is not None
                    and worker.function.scope.parent.kind in ("module", "class") for worker in owner.workers):
             return self.refuse("spawn pickles the worker, and only module-level functions pickle")
+        for crossing in owner.crossings:  # fork passes these by inheritance; spawn must pickle them
+            if crossing.pickled == "unless-fork":
+                for node, value in analysis.sent_state(crossing):
+                    if value.kind is not Kind.KERAS_MODEL:
+                        return self.refuse(f"spawn would pickle `{analysis.code(node, 30)}`, a "
+                                           f"{STATE_NOUNS[value.kind]}, which cannot be pickled")
         late = globals_set_after_import(analysis, owner)
         if late:
             name, where = late

@@ -51,6 +51,12 @@ class LoadStateInWorker(FixBuilder):
         owner = analysis.owners.get(crossing.owner.origin)
         if owner is None or has_initializer(owner.construction, owner.value.kind) or not isinstance(sent, cst.Name):
             return None
+        if analysis.start_method(owner.value)[0] == "fork":
+            started = next((analysis.execution.started_before(c) for c in owner.fork_calls
+                            if analysis.execution.started_before(c)), None)
+            if started is not None:
+                return self.refuse(f"the forked workers would load it after the parent started TensorFlow "
+                                   f"(line {analysis.line_of(started.call)}), which TFP201 reports")
         loader = self._loader(analysis, sent)
         if loader is None:
             return self.refuse(f"`{sent.value}` is not loaded by one loader call beside the pool")

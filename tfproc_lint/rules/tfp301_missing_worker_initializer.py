@@ -11,7 +11,7 @@ from tfproc_lint.analysis.names import is_tensorflow
 from tfproc_lint.analysis.routes import has_initializer, one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, iter_tree
+from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, child_nodes, iter_tree
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -115,16 +115,14 @@ class MissingWorkerInitializer(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         if worker.function is None or worker.kind not in ("function", "method"):
             return
-        if pool_owner := analysis.owners.get(owner.origin):
-            if _one_task_per_worker(analysis, pool_owner):
-                return
         builders = per_task_builders(analysis, worker.function)
-        if builders and _trains(worker.function):
-            return  # the task trains what it builds: a fresh build per task is the work
+        if not builders or _trains(worker.function):
+            return  # nothing built per task, or the task trains what it builds (the build is the work)
         derived = derived_names(worker.function.node)
         if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
             return  # what is built comes from the task: one per worker could not serve every task
-        if not builders:
+        pool_owner = analysis.owners.get(owner.origin)
+        if pool_owner is not None and _one_task_per_worker(analysis, pool_owner):
             return
         builder = builders[0]
         pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
@@ -222,12 +220,21 @@ _LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.D
 
 def _in_loop_below(analysis, call: cst.Call, construction: cst.Call) -> bool:
     """`call` sits in a loop (or comprehension) that does not also contain the pool's construction."""
-    for node in iter_tree(analysis.module):
+    loops = _loops_around(analysis.module, call)
+    return any(not any(n is construction for n in iter_tree(loop, enter_scopes=False)) for loop in loops)
+
+
+def _loops_around(root: cst.CSTNode, target: cst.CSTNode) -> list:
+    """The loops and comprehensions that contain `target`, outermost first (one walk)."""
+    stack = [(root, ())]
+    while stack:
+        node, loops = stack.pop()
+        if node is target:
+            return [loop for loop in loops if loop is not target]
         if isinstance(node, _LOOPS):
-            inside = {id(n) for n in iter_tree(node, enter_scopes=False) if n is not node}
-            if id(call) in inside and id(construction) not in inside:
-                return True
-    return False
+            loops = (*loops, node)
+        stack.extend((child, loops) for child in child_nodes(node))
+    return []
 
 
 def _unguarded_calls(statements):
