@@ -2,7 +2,8 @@
 
 A forum favourite for nested pools: a Process whose `daemon` is always False, a fork context that
 uses it, and a Pool subclass built on that context. It changes nothing about fork: the parent built
-a Keras model and predicted, the workers' 512x512 predictions never return.
+a Keras model and predicted; the workers, which build their own copy in `initializer=` and predict
+on 512x512 batches, never return.
 """
 import multiprocessing
 import multiprocessing.pool
@@ -15,6 +16,7 @@ from runtime_probe.support import report
 PROBE = {"rule": "TFP201", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 40}
 
 SIZE = 512
+worker_model = None
 
 
 class NoDaemonProcess(multiprocessing.Process):
@@ -46,15 +48,20 @@ def build_model():
     return keras.Sequential([keras.Input((SIZE,)), keras.layers.Dense(SIZE, activation="relu"), keras.layers.Dense(1)])
 
 
+def load_worker_model():
+    global worker_model
+    worker_model = build_model()
+
+
 def score(seed):
-    return float(build_model().predict(batch(seed), verbose=0).sum())
+    return float(worker_model.predict(batch(seed), verbose=0).sum())
 
 
 def main():
     model = build_model()
     seeds = [1, 2]
     expected = [float(model.predict(batch(seed), verbose=0).sum()) for seed in seeds]
-    pool = NestablePool(2)
+    pool = NestablePool(2, initializer=load_worker_model)
     try:
         totals = pool.map(score, seeds)
     finally:

@@ -15,6 +15,7 @@ from runtime_probe.support import report
 PROBE = {"rule": "TFP201", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
 
 SIZE = 512
+worker_model = None
 
 
 class NoDaemonProcess(multiprocessing.Process):
@@ -46,13 +47,18 @@ def build_model():
     return keras.Sequential([keras.Input((SIZE,)), keras.layers.Dense(SIZE, activation="relu"), keras.layers.Dense(1)])
 
 
+def load_worker_model():
+    global worker_model
+    worker_model = build_model()
+
+
 def score(seed):
-    return float(build_model().predict(batch(seed), verbose=0).sum())
+    return float(worker_model.predict(batch(seed), verbose=0).sum())
 
 
 def main():
     seeds = [1, 2]
-    pool = NestablePool(2)
+    pool = NestablePool(2, initializer=load_worker_model)
     try:
         totals = pool.map(score, seeds)
     finally:
