@@ -1,7 +1,7 @@
 """Each spawned worker builds its Explainer once, in `initializer=`, from the saved model.
 
 The twin of tfp103_explainer_method_spawn_bad: the task is a module-level function and receives
-only data; the model crosses once per worker, as a file path.
+only data; the model crosses once per worker, as a file path. Same dispatch (`chunksize=1`).
 """
 import multiprocessing as mp
 import os
@@ -60,7 +60,7 @@ def main():
         while len(set(pool.map(worker_pid, range(2), chunksize=1))) < 2:
             pass  # warm-up: until both workers have imported TF and are ready
         start = time.perf_counter()
-        found = pool.starmap(attributions, [(row, 1.0) for row in data])
+        found = pool.starmap(attributions, [(row, 1.0) for row in data], chunksize=1)
         elapsed = time.perf_counter() - start
     report(found, expected, rel_tol=1e-3, tasks_per_s=len(data) / elapsed)
 
