@@ -12,10 +12,10 @@ LIMITS = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1"}
 if "--reference" not in sys.argv:  # a reference run gets its environment from its parent
     os.environ.update(LIMITS)
 
-import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
+import numpy as np
+import tensorflow as tf
 
-from runtime_probe.support import report  # noqa: E402
+from runtime_probe.support import report
 
 PROBE = {"rule": "TFP403", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
 

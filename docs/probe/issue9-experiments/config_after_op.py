@@ -22,7 +22,8 @@ def main():
     attempt("set_intra_op_parallelism_threads(0) (the default)",
             lambda: tf.config.threading.set_intra_op_parallelism_threads(0))
     attempt("set_inter_op_parallelism_threads(1)", lambda: tf.config.threading.set_inter_op_parallelism_threads(1))
-    attempt("set_logical_device_configuration(cpu, 2 CPUs)", lambda: tf.config.set_logical_device_configuration(cpu, two))
+    attempt("set_logical_device_configuration(cpu, 2 CPUs)",
+            lambda: tf.config.set_logical_device_configuration(cpu, two))
     attempt("set_visible_devices([], 'GPU')", lambda: tf.config.set_visible_devices([], "GPU"))
     print("get_intra", tf.config.threading.get_intra_op_parallelism_threads(),
           "get_inter", tf.config.threading.get_inter_op_parallelism_threads())

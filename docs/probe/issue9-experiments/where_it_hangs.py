@@ -56,7 +56,7 @@ def main():
         return
     for name in ("manager", "pool"):
         done = subprocess.run([sys.executable, __file__, name], capture_output=True, text=True,
-                              start_new_session=True, timeout=90)
+                              start_new_session=True, timeout=90, check=False)
         frames = [line.strip() for line in done.stderr.splitlines() if any(k in line for k in KEEP)]
         print(f"--- {name}: exit {done.returncode}; stuck process, innermost first:")
         print("\n".join(f"    {frame}" for frame in frames[:14]) or "    (no dump)")
