@@ -85,6 +85,10 @@ class FileAnalysis:
         found = []
         for site in self.symbols.calls:
             found.extend(self._routes.crossings(site))
+        for site in self.symbols.subscript_stores:
+            crossing = self._routes.store_crossing(site)
+            if crossing is not None:
+                found.append(crossing)
         return found
 
     @cached_property

@@ -22,6 +22,17 @@ PICKLE_ERRORS = {
     Kind.SAVED_MODEL: "AttributeError: Can't pickle local object",
 }
 
+# What the other picklers raise (measured: runtime_probe scenarios tfp10x_joblib_*, tfp10x_multiprocess_*).
+_PICKLER_ERRORS = {
+    "cloudpickle": {kind: "PicklingError: Could not pickle the task" for kind in PICKLE_ERRORS},
+    "dill": {**PICKLE_ERRORS, Kind.TF_FUNCTION: "TypeError: cannot pickle 'FuncGraph'"},
+}
+
+
+def _pickle_error(kind: Kind, pickler: str | None) -> str:
+    return _PICKLER_ERRORS.get(pickler, PICKLE_ERRORS)[kind]
+
+
 FORK_HANG = "the forked child inherits it and hangs on first use"
 
 
@@ -31,10 +42,8 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 
 def where_raised(crossing: Crossing) -> str:
     route = crossing.route
-    if route.startswith(("Pool.", "joblib.")):
+    if route.startswith(("Pool.", "joblib.", "Manager proxy")):
         return "in the parent"
-    if route.startswith("Manager proxy"):
-        return f"in {route.split()[-1]}"
     if route.startswith("ProcessPoolExecutor."):
         return "in .result()"
     if "initargs" in route or route.startswith("Process(") or route.endswith("(...)"):
@@ -51,9 +60,10 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
     if kind is Kind.KERAS_MODEL:
         per_task = crossing.pickled == "always" and crossing.route.startswith(
             ("Pool.", "ProcessPoolExecutor.", "joblib."))
-        return (f"the whole model is pickled {'for every task' if per_task else 'into the worker'} "
-                "(unregistered custom layers kill the worker and hang the pool)")
-    error = PICKLE_ERRORS[kind]
+        caveat = " (unregistered custom layers kill the worker and hang the pool)" if crossing.route.startswith(
+            "Pool.") else ""  # measured for multiprocessing pools
+        return f"the whole model is pickled {'for every task' if per_task else 'into the worker'}{caveat}"
+    error = _pickle_error(kind, crossing.owner.extra.get("pickler"))
     if crossing.pickled == "feeder-thread":
         return "the queue's feeder thread cannot pickle it: the error is printed, the item dropped, get() waits forever"
     return f"pickling fails ({error}) {where_raised(crossing)}"
@@ -70,11 +80,11 @@ def remedy(crossing: Crossing, kind: Kind) -> str:
     route = crossing.route
     if "Queue" in route or route.endswith("send") or route.startswith("Manager proxy"):
         return "send arrays; keep TensorFlow in one process"
+    if kind in _BUILT_IN_WORKER:
+        return f"send data; {_BUILT_IN_WORKER[kind]}"
     if route.startswith("joblib."):
         return f"send data; load the {noun_of(kind)} inside the task function, cached per worker"
     noun = noun_of(kind)
-    if kind in _BUILT_IN_WORKER:
-        return f"send data; {_BUILT_IN_WORKER[kind]}"
     if route.startswith("Pool"):
         return f"send data; build one {noun} per worker with Pool(initializer=...)"
     if route.startswith("ProcessPoolExecutor"):
@@ -92,9 +102,24 @@ def assumption(crossing: Crossing | None, method: str, why: str) -> str:
 def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind: Kind) -> str | None:
     """The message for TF state `node` sent through `crossing`, or None when that is harmless."""
     method, why = analysis.start_method(crossing.owner)
+    if crossing.owner.extra.get("proxy") and kind is Kind.KERAS_MODEL:
+        return _model_to_manager(analysis, crossing, node, method, why)
     happens = outcome(kind, crossing, method)
     if happens is None:
         return None
     receiver = "the manager process" if crossing.route.startswith("Manager proxy") else "a worker"
     return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to {receiver} by {crossing.route}: {happens}; "
             f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")
+
+
+def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method: str, why: str) -> str | None:
+    """A Keras model pickles into a Manager's server process: one copy, which works, unless that
+    server was forked after the parent started TensorFlow: then it hangs rebuilding the model."""
+    manager = crossing.owner.extra.get("manager")
+    started = analysis.execution.started_before(manager) if manager is not None else None
+    if method != "fork" or started is None:
+        return None
+    return (f"{STATE_NOUNS[Kind.KERAS_MODEL]} `{analysis.code(node, 30)}` sent to the manager process by "
+            f"{crossing.route}: the manager's server was forked after the parent started TensorFlow (line "
+            f"{analysis.line_of(started.call)}) and hangs rebuilding it; keep the model in one process and "
+            f"share arrays{assumption(crossing, method, why)}")

@@ -23,7 +23,7 @@ _PROCESS_MODULE = re.compile(
 )
 _MAKER = re.compile(
     r"\b(?:Pool|Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager|SyncManager|get_context"
-    r"|Parallel|ProcessingPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)|\buse_multiprocessing\s*="
+    r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)|\buse_multiprocessing\s*="
 )
 
 

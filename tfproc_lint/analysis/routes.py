@@ -84,6 +84,18 @@ class RouteFinder:
             return self._constructor_routes(site, value)
         return []
 
+    def store_crossing(self, site: CallSite) -> Crossing | None:
+        """`shared[key] = value` on a Manager proxy: the value is pickled to the manager process."""
+        statement = site.node
+        for target in statement.targets:
+            if isinstance(target.target, cst.Subscript):
+                owner = self.classifier.classify(target.target.value, site.scope, site.order)
+                if owner.kind is Kind.PROXY:
+                    crossing = Crossing("Manager proxy [...] =", statement, site, owner, "always")
+                    self._add_container_member(crossing, statement.value, site.scope, 0)
+                    return crossing
+        return None
+
     @cached_property
     def _joblib(self) -> bool:
         return any(name == "joblib" or name.startswith("joblib.") for name in self.symbols.imported_modules)
@@ -181,12 +193,12 @@ class RouteFinder:
             simple = owner.detail.endswith("SimpleQueue")
             pickled = "always" if (proxy or simple) else "feeder-thread"
             crossing = Crossing(f"{'Manager ' if proxy else ''}Queue.{name}", call, site, owner, pickled)
-            self._add_value(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope)
+            self._add_container_member(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope, 0)
             return crossing
         if kind is Kind.PROXY and name in api.PROXY_SENDING_METHODS:
             crossing = Crossing(f"Manager proxy .{name}()", call, site, owner, "always")
             for arg in call.args:
-                crossing.sent.append(Sent(arg.value, site.scope))
+                self._add_container_member(crossing, arg.value, site.scope, 0)
             return crossing
         if kind is Kind.CONNECTION and name == "send":
             crossing = Crossing("Connection.send", call, site, owner, "always")

@@ -117,6 +117,7 @@ class SymbolTable:
         self.order_of_node: dict[cst.CSTNode, int] = collector.order_of_node
         self.imported_modules: set[str] = collector.imported_modules
         self.main_guard_orders: list[tuple[int, int]] = collector.main_guard_orders
+        self.subscript_stores: list[CallSite] = collector.subscript_stores  # `x[k] = v` statements
 
     def in_main_guard(self, binding: Binding) -> bool:
         """The binding is made by the module's `if __name__ == "__main__":` block."""
@@ -185,6 +186,7 @@ class _Collector:
         self.imported_modules: set[str] = set()
         self.function_stack: list[FunctionInfo] = []
         self.main_guard_orders: list[tuple[int, int]] = []
+        self.subscript_stores: list[CallSite] = []
         self.handlers = {
             cst.If: self.on_if,
             cst.Import: self.on_import,
@@ -394,6 +396,8 @@ class _Collector:
         for target in node.targets:
             self.walk(target.target)
             self._bind_target(target.target, "assign", node.value)
+            if isinstance(target.target, cst.Subscript):  # `shared[key] = value`: a route for proxies
+                self.subscript_stores.append(CallSite(node, self.scope, self._tick()))
 
     def on_ann_assign(self, node: cst.AnnAssign) -> None:
         self.walk_children(node)

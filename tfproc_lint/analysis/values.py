@@ -216,7 +216,7 @@ class Classifier:
 
     def _entered(self, value: Value, binding: Binding, depth: int) -> Value:
         """The object bound by `with value as name`."""
-        if value.kind in STATE or value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.THREADS, Kind.MANAGER):
+        if value.kind in STATE or value.kind in (Kind.POOL, Kind.EXECUTOR, Kind.THREADS, Kind.MANAGER, Kind.PARALLEL):
             return value
         item = binding.value
         # `with graph.as_default() as g` / `with tf.Graph().as_default() as g`
@@ -467,10 +467,11 @@ class Classifier:
             new_kind = api.CONTEXT_METHODS[attr]
             return Value(new_kind, origin=node, method=receiver.method or "default",
                          detail=f"multiprocessing.{attr}", extra=receiver.extra)
-        if kind is Kind.MANAGER:
+        if kind is Kind.MANAGER:  # the proxy remembers its manager: where the server process was started
+            where = {"proxy": True, "manager": receiver.origin}
             if attr in api.MANAGER_QUEUES:
-                return Value(Kind.QUEUE, origin=node, detail=f"Manager().{attr}", extra={"proxy": True})
-            return Value(Kind.PROXY, origin=node)
+                return Value(Kind.QUEUE, origin=node, method=receiver.method, detail=f"Manager().{attr}", extra=where)
+            return Value(Kind.PROXY, origin=node, method=receiver.method, extra=where)
         if kind is Kind.DATASET and attr in api.DATASET_METHODS:
             return Value(Kind.DATASET, origin=receiver.origin, detail=receiver.detail)
         if kind is Kind.GRAPH and attr in api.GRAPH_LOOKUPS:

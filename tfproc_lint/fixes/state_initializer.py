@@ -48,6 +48,9 @@ class LoadStateInWorker(FixBuilder):
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         crossing, sent = self.crossing, self.sent
+        value = analysis.classifier.classify(sent, crossing.site.scope, crossing.site.order)
+        if value.kind not in (Kind.KERAS_MODEL, Kind.SAVED_MODEL):
+            return None  # tf.function, Dataset, session: nothing a worker could load from a path
         owner = analysis.owners.get(crossing.owner.origin)
         if owner is None or has_initializer(owner.construction, owner.value.kind) or not isinstance(sent, cst.Name):
             return None
@@ -59,7 +62,8 @@ class LoadStateInWorker(FixBuilder):
                                    f"(line {analysis.line_of(started.call)}), which TFP201 reports")
         loader = self._loader(analysis, sent)
         if loader is None:
-            return self.refuse(f"`{sent.value}` is not loaded by one loader call beside the pool")
+            return self.refuse(f"`{sent.value}` is not made by one loader call (load_model, saved_model.load) "
+                               "beside the pool")
         binding, load_call = loader
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
             if crossing.callable is not None else None

@@ -99,7 +99,11 @@ class StateCapturedByWorker(Rule):
             name, value = captured
             kind = "lambda" if worker.kind == "lambda" else "closure"
             what = f"a {kind} whose captured `{name}`"
-            happens = "pickling fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
+            if crossing.owner.extra.get("pickler") in ("dill", "cloudpickle"):
+                # dill and cloudpickle pickle lambdas and closures, and what they capture with them
+                happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
+            else:
+                happens = "pickling fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
         else:
             return
         noun = STATE_NOUNS[value.kind]
