@@ -39,7 +39,7 @@ docs: setup
 
 lint: $(VENV)/.linter-installed
 	$(BIN)/flake8 tfproc_lint runtime_probe tests
-	$(BIN)/tfproc-lint check fixtures/lint/near_misses
+	$(BIN)/tfproc-lint check fixtures/lint/near_misses --extend-select TFP3
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

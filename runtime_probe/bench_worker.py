@@ -126,6 +126,11 @@ def task(row: np.ndarray) -> np.ndarray:
     return infer(_job["workload"], state, row[None])[0]
 
 
+def chunk_task(rows: np.ndarray) -> np.ndarray:
+    """The chunked pattern: one task is BATCH rows, one model call."""
+    return infer(_job["workload"], _job["state"], rows)
+
+
 def serve(workload: str, data_dir: Path, requests, replies, batch_max: int) -> None:
     state = build(workload, data_dir)
     replies.put((os.getpid(), time.monotonic()))
@@ -193,7 +198,7 @@ def measure(workload: str, pattern: str, data_dir: Path, min_time: float) -> dic
     expected = reference(load_weights(data_dir), data)
     rss = PeakRss()
     rss.start()
-    if pattern in ("per-task", "init-spawn", "init-forkserver", "init-fork"):
+    if pattern in ("per-task", "init-spawn", "init-forkserver", "init-fork", "chunked"):
         measure_with = _pool
     elif pattern.startswith("server"):
         measure_with = _server
@@ -223,7 +228,15 @@ def _pool(workload, pattern, data_dir, steady, rss):
     initargs = (workload, data_dir, ready, pattern == "per-task")
     with ctx.Pool(WORKERS, initializer=init_worker, initargs=initargs) as pool:
         startup = _wait_ready(ready, WORKERS, start, rss)
+        if pattern == "chunked":  # rows/s, as for the other patterns; one task = BATCH rows
+            warm_up = [np.zeros((BATCH, FEATURES), np.float32)] * (2 * WORKERS)
+            pool.map(chunk_task, warm_up, chunksize=1)  # every worker's first model call
+            return startup, steady(lambda rows: np.concatenate(pool.map(chunk_task, _chunks(rows), chunksize=1)))
         return startup, steady(lambda rows: pool.map(task, rows))
+
+
+def _chunks(rows: np.ndarray) -> list[np.ndarray]:
+    return [rows[i:i + BATCH] for i in range(0, len(rows), BATCH)]
 
 
 def _server(workload, pattern, data_dir, steady, rss):

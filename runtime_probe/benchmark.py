@@ -18,13 +18,15 @@ PATTERNS = {
     "init-spawn": "initializer (spawn pool)",
     "init-forkserver": "initializer (forkserver pool, TF preloaded)",
     "init-fork": "initializer (fork pool, parent only imported TF)",
+    "chunked": f"initializer (spawn pool), {BATCH} rows per task",
     "server-single": "TF server process, one request per call",
     "server-batched": "TF server process, batched requests",
     "threads": "thread pool in one process",
     "sequential": "one process, one row per call",
     "batched": f"one process, {BATCH} rows per call",
 }
-MULTIPROCESS = ("per-task", "init-spawn", "init-forkserver", "init-fork", "server-single", "server-batched")
+MULTIPROCESS = ("per-task", "init-spawn", "init-forkserver", "init-fork", "chunked", "server-single",
+                "server-batched")
 WORKLOADS = {
     "graph": "TF1 graph + Session",
     "keras": "Keras 4xDense(256) loaded from .keras",

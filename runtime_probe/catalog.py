@@ -26,6 +26,7 @@ class Scenario:
     expect: dict = field(hash=False)
     timeout: float = 60.0
     gpus: int = 0  # GPUs the scenario needs; 0 = runs on CPU
+    max_cpus: int = 0  # skipped on machines with more CPUs (a pool of one TF worker per CPU); 0 = any
 
     @property
     def source(self) -> str:
@@ -79,7 +80,15 @@ def load(path: Path) -> Scenario:
         expect=expect,
         timeout=float(meta.get("timeout", 60)),
         gpus=int(meta.get("gpus", 0)),
+        max_cpus=int(meta.get("max_cpus", 0)),
     )
+
+
+def cpu_skip_reason(max_cpus: int, cpus: int) -> str | None:
+    """Why a scenario that starts one TensorFlow worker per CPU is not run here, if it is not."""
+    if not max_cpus or cpus <= max_cpus:
+        return None
+    return f"skipped: {cpus} CPUs here, it starts a TensorFlow worker per CPU (at most {max_cpus})"
 
 
 def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:

@@ -8,6 +8,7 @@ Exit code: 0 when every rule that ran is confirmed and the lint loop found no fa
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import threading
@@ -96,7 +97,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     gpus = gpu.gpu_count() if any(s.gpus for s in chosen) else 0
     loop = lintloop.run(chosen, outdir)
     scenarios = chosen + loop.autofixed
-    skipped = {s.name: gpu.skip_reason(s.gpus, gpus) for s in scenarios if gpu.skip_reason(s.gpus, gpus)}
+    cpus = os.cpu_count() or 1
+    reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus) for s in scenarios}
+    skipped = {name: reason for name, reason in reasons.items() if reason}
     to_run = [s for s in scenarios if s.name not in skipped]
     progress = Progress(len(to_run), always=args.progress)
     observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario,

@@ -59,10 +59,10 @@ def run(scenarios: list[Scenario], outdir: Path) -> LintLoop:
     if engine is None or config_module is None:
         return LintLoop(status=f"linter unavailable ({why or why_config})")
     fixing, why_fixing = _import("fixing")
-    config = config_module.Config()
     loop = LintLoop(status="ran" if fixing else f"ran; fixer unavailable ({why_fixing})")
     for scenario in scenarios:
         source = scenario.source
+        config = _config(config_module, scenario)
         try:
             found = _lint(engine, scenario, config)
         except Exception as exc:  # noqa: BLE001 - a linter crash is a finding for the lead, not a probe crash
@@ -83,6 +83,14 @@ def run(scenarios: list[Scenario], outdir: Path) -> LintLoop:
             elif own and fixing:
                 _autofix(loop, scenario, source, own, engine, fixing, config, outdir)
     return loop
+
+
+def _config(config_module, scenario: Scenario):
+    """The default rules, and the scenario's own rule even when it is opt-in (TFP302, TFP303)."""
+    config = config_module.Config()
+    if LINT_RULE.fullmatch(scenario.rule):
+        config = config_module.apply_options(config, {"extend-select": scenario.rule}, "the probe")
+    return config
 
 
 def _lint(engine, scenario: Scenario, config) -> list:

@@ -10,7 +10,7 @@ import platform
 from pathlib import Path
 
 from . import judge, lintloop
-from .benchmark import END_TO_END_TASKS, MULTIPROCESS, PATTERNS
+from .benchmark import BATCH, END_TO_END_TASKS, MULTIPROCESS, PATTERNS
 
 REPRODUCE = "python -m runtime_probe --full --output probe-report"
 
@@ -235,8 +235,9 @@ def markdown(report: dict) -> str:
             settings = bench["settings"]
             parts += [
                 (f"Medians of {settings['repeats']} run(s), (min–max) when repeated; one task = inference on one "
-                 f"row of 64 floats; 2 workers; each run in its own process; steady state measured for at least "
-                 f"{settings['min_time']} s after a warm-up round. Start-up = until every worker has its state "
+                 f"row of 64 floats (the pool of {BATCH}-row tasks is counted in rows); 2 workers; each run in its "
+                 f"own process; steady state measured for at least {settings['min_time']} s after a warm-up round. "
+                 "Start-up = until every worker has its state "
                  f"(spawned workers include their TensorFlow import). {END_TO_END_TASKS}-task time is estimated as "
                  "start-up + tasks / throughput. Keras calls use `predict_on_batch`."),
                 "",

@@ -50,8 +50,13 @@ class Observation:
     def summary(self) -> str:
         if self.outcome == "exception":
             return f"exception {self.exc_type}: {self.message} ({self.where})"
-        rate = ((self.result or {}).get("metrics") or {}).get("tasks_per_s")
-        detail = self.detail or (f"{rate:,.0f} tasks/s" if rate else "")
+        metrics = (self.result or {}).get("metrics") or {}
+        measured = []
+        if metrics.get("tasks_per_s"):
+            measured.append(f"{metrics['tasks_per_s']:,.0f} tasks/s")
+        if metrics.get("worker_rss_mib"):  # memory per worker (TFP302's scenarios)
+            measured.append(f"{metrics.get('workers', '?')} workers of {metrics['worker_rss_mib']:,.0f} MiB")
+        detail = self.detail or ", ".join(measured)
         return f"{self.outcome} ({detail})" if detail else self.outcome
 
     def to_dict(self) -> dict:

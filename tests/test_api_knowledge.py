@@ -15,7 +15,7 @@ from tfproc_lint.analysis import api
 tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
 keras = pytest.importorskip("keras")
 
-OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos")
+OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil")
 
 
 def _attribute_path(root, parts):
@@ -56,6 +56,8 @@ NAMES = sorted((
     | api.KERAS_SEQUENTIAL | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES) | set(api.CONTEXT_CLASSES)
     | api.FORK_CALLS | api.PROCESS_EXITS | api.FIX_LOADERS | api.KERAS_DATASET_BASES
     | {"multiprocessing." + method for method in api.CONTEXT_METHODS} | {api.SET_START_METHOD}
+    | set(api.POOL_SIZE_ARGUMENTS) | api.CPU_COUNT_CALLS | api.EXPAND_DIMS | api.ARRAYS_FROM_LISTS
+    | api.ROW_CONVERSIONS
 ) - api.REMOVED_NAMES - {"threading.Thread"})
 
 
@@ -102,3 +104,23 @@ def test_methods_exist_on_their_classes() -> None:
 def test_not_ops_are_not_ops() -> None:
     for name in api.NOT_OPS:
         assert resolve(f"tensorflow.{name}") is not None
+
+
+def test_pool_size_arguments_name_the_worker_count() -> None:
+    import inspect
+
+    for name, (position, keyword) in api.POOL_SIZE_ARGUMENTS.items():
+        if name.split(".")[0] in OPTIONAL_ROOTS and importlib.util.find_spec(name.split(".")[0]) is None:
+            continue
+        parameters = list(inspect.signature(resolve(name)).parameters)
+        assert parameters[position] == keyword, name
+
+
+def test_new_axis_is_none_and_row_methods_are_array_methods() -> None:
+    import numpy as np
+
+    for name in api.NEW_AXIS:
+        module, _, attribute = name.rpartition(".")
+        assert getattr(importlib.import_module(module), attribute, "missing") is None, name
+    assert api.ROW_METHODS <= set(dir(np.ndarray))
+    assert api.MODEL_BATCH_METHODS <= set(dir(keras.Model))

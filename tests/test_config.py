@@ -380,3 +380,14 @@ def test_flake8_bad_target_python_is_a_clear_error(project) -> None:
     completed = flake8(project, "--tfp-target-python", "abc")
     assert completed.returncode != 0
     assert "target-python" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_an_opt_in_rule_needs_a_selector_more_specific_than_the_bare_prefix() -> None:
+    """Opt-in rules (Rule.default_enabled = False) ignore `TFP`: bugbear's B9 and Ruff, not TorchFix."""
+    default = Config()
+    assert default.is_enabled("TFP302") and not default.is_enabled("TFP302", default_enabled=False)
+    for selectors, enabled in ((("TFP3",), True), (("TFP30",), True), (("TFP302",), True), (("TF",), False)):
+        config = apply_options(Config(), {"extend-select": list(selectors)}, "test")
+        assert config.is_enabled("TFP302", default_enabled=False) is enabled, selectors
+    config = apply_options(Config(), {"ignore": ["TFP3"], "extend-select": ["TFP302"]}, "test")
+    assert config.is_enabled("TFP302", default_enabled=False) and not config.is_enabled("TFP303", default_enabled=False)

@@ -1,5 +1,6 @@
 """Every lint fixture through the core function: exactly the expected (line, code) pairs, or
-(cell, line, code) for a notebook."""
+(cell, line, code) for a notebook. Expectations of opt-in rules (TFP302, TFP303) hold only when
+they are selected: each fixture is linted as configured, then again with `extend-select TFP3`."""
 
 from __future__ import annotations
 
@@ -9,30 +10,49 @@ from pathlib import Path
 import pytest
 
 from expectations import expected_in, fixture_config, fixture_source, lint_fixtures
+from tfproc_lint.config import apply_options
 from tfproc_lint.engine import lint_notebook, lint_source
 from tfproc_lint.notebook import read_notebook
+from tfproc_lint.rules.base import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = lint_fixtures(ROOT)
+IDS = [str(p.relative_to(ROOT / "fixtures" / "lint")) for p in FIXTURES]
+OPT_IN = {rule.code for rule in all_rules() if not rule.default_enabled}
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=[str(p.relative_to(ROOT / "fixtures" / "lint")) for p in FIXTURES])
-def test_fixture(path: Path) -> None:
-    config = fixture_config(fixture_source(path), path.name)
+def found_in(path: Path, config) -> set[tuple]:
     if path.suffix == ".ipynb":
         program = read_notebook(path.read_bytes()).program
-        found = {(d.cell, d.line, d.code) for d in lint_notebook(program, str(path), config)}
-    else:
-        found = {(d.line, d.code) for d in lint_source(path.read_text(encoding="utf-8"), str(path), config)}
-    assert found == expected_in(path)
+        return {(d.cell, d.line, d.code) for d in lint_notebook(program, str(path), config)}
+    return {(d.line, d.code) for d in lint_source(path.read_text(encoding="utf-8"), str(path), config)}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=IDS)
+def test_fixture(path: Path) -> None:
+    """As configured (by default: opt-in rules off), every expectation but the opt-in rules'."""
+    config = fixture_config(fixture_source(path), path.name)
+    assert found_in(path, config) == {e for e in expected_in(path) if e[-1] not in OPT_IN}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=IDS)
+def test_fixture_with_the_opt_in_rules_selected(path: Path) -> None:
+    """With `extend-select TFP3`, every expectation: TFP302 and TFP303 only where a fixture expects them."""
+    config = apply_options(fixture_config(fixture_source(path), path.name), {"extend-select": "TFP3"}, "test")
+    assert found_in(path, config) == expected_in(path)
 
 
 def test_bad_fixtures_expect_findings_and_good_ones_none() -> None:
+    """A good fixture expects nothing from the default rules; it may expect an opt-in rule's cost
+    finding (a row-at-a-time task in a fixture written for another rule)."""
     for path in FIXTURES:
         if path.name.startswith("bad_"):
             assert expected_in(path), f"{path} is a bad fixture without an expect comment"
         elif path.name.startswith("good_"):
-            assert not expected_in(path), f"{path} is a good fixture with an expect comment"
+            unexpected = {e for e in expected_in(path) if e[-1] not in OPT_IN}
+            assert not unexpected, f"{path} is a good fixture with an expect comment"
+            if path.parent.name in OPT_IN:
+                assert not expected_in(path), f"{path} is a good fixture of its opt-in rule with an expect comment"
 
 
 def test_notebook_fixtures_cover_the_notebook_rule_and_others() -> None:

@@ -87,3 +87,40 @@ def test_plugin_options_reach_the_rules(tmp_path) -> None:
     assert parse(spawn.stdout) == set()
     py314 = run_flake8("--select", "TFP", "--tfp-target-python", "3.14", "fork.py", cwd=tmp_path)
     assert parse(py314.stdout) == set()
+
+
+OPT_IN_SOURCE = (
+    "import multiprocessing as mp\n"
+    "import tensorflow as tf\n"
+    "model = None\n"
+    "def load():\n"
+    "    global model\n"
+    "    model = tf.keras.models.load_model('m.keras')\n"
+    "def predict_row(row):\n"
+    "    return model.predict_on_batch(row[None])[0]\n"
+    "if __name__ == '__main__':\n"
+    "    with mp.get_context('spawn').Pool(initializer=load) as pool:\n"
+    "        print(pool.map(predict_row, rows))\n"
+)
+
+
+def test_opt_in_rules_follow_flake8s_selection_like_bugbears_b9(tmp_path) -> None:
+    """`--select TFP` stays quiet for TFP302/TFP303; a selector more specific than `TFP` in flake8's
+    select or extend-select (command line or config) enables them; flake8's ignore still applies."""
+    (tmp_path / "app.py").write_text(OPT_IN_SOURCE)
+
+    def found(*args, isolated=True):
+        command = [sys.executable, "-m", "flake8", *(["--isolated"] if isolated else []), *args, "app.py"]
+        completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+        assert "Traceback" not in completed.stderr, completed.stderr
+        return sorted(code for *_, code in parse(completed.stdout))
+
+    assert found("--select", "TFP") == []
+    assert found() == []  # flake8's default selection includes the plugin's TFP prefix
+    assert found("--extend-select", "TFP302") == ["TFP302"]
+    assert found("--select", "TFP3") == ["TFP302", "TFP303"]
+    assert found("--select", "TFP", "--extend-select", "TFP30") == ["TFP302", "TFP303"]
+    assert found("--select", "TFP3", "--extend-ignore", "TFP303") == ["TFP302"]
+    assert found("--select", "TFP1,TFP303") == ["TFP303"]
+    (tmp_path / "setup.cfg").write_text("[flake8]\nselect = TFP\nextend-select = TFP303\n")
+    assert found(isolated=False) == ["TFP303"]

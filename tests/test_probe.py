@@ -21,7 +21,7 @@ from runtime_probe.benchmark import PATTERNS
 from runtime_probe.evidence import evidence, for_rule
 
 pytestmark = pytest.mark.probe
-RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301")
+RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301", "TFP302", "TFP303")
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,11 @@ def test_each_rule_is_confirmed_on_cpu(probe):
     failures = {
         row["name"]: row["reason"] for row in probe["report"]["scenarios"] if row["verdict"] == "not confirmed"
     }
+    skipped_here = {row["rule"] for row in probe["report"]["scenarios"] if row["verdict"].startswith("skipped: ")
+                    and "CPUs here" in row["verdict"]}  # TFP302's pool of one worker per CPU, on a big machine
     for code in RULES:
+        if code in skipped_here:
+            continue
         assert rules[code]["status"] == "confirmed", (code, failures)
 
 

@@ -234,10 +234,34 @@ def test_every_scenario_declares_valid_metadata_and_each_rule_has_both_kinds():
     for s in scenarios:
         kinds.setdefault(s.rule, set()).add(s.kind)
         assert s.is_notebook or 'if __name__ == "__main__":' in s.source, s.name
-    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301"):
+    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301", "TFP302", "TFP303"):
         assert kinds[rule] == {"bad", "fixed"}, rule
     names = {s.name for s in scenarios}
     assert all(catalog.compared_to(s) in names for s in scenarios if catalog.compared_to(s))
+
+
+def test_a_pool_of_one_worker_per_cpu_is_skipped_on_big_machines(tmp_path):
+    path = tmp_path / "per_cpu.py"
+    path.write_text('PROBE = {"rule": "TFP302", "kind": "bad", "max_cpus": 8}\n')
+    assert catalog.load(path).max_cpus == 8
+    assert catalog.cpu_skip_reason(8, 2) is None and catalog.cpu_skip_reason(0, 64) is None
+    assert catalog.cpu_skip_reason(8, 64) == "skipped: 64 CPUs here, it starts a TensorFlow worker per CPU (at most 8)"
+    assert next(s for s in catalog.discover() if s.name == "tfp302_cpu_count_pool_bad").max_cpus == 8
+
+
+def test_the_lint_loop_selects_each_scenarios_own_rule_even_an_opt_in_one():
+    """TFP303's bad scenario is flagged by TFP303 (opt-in) and the other rules' scenarios are linted
+    with the default rules only: the benchmark-style rows of TFP301's scenarios are TFP303's business."""
+    chosen = [s for s in catalog.discover() if s.name in ("tfp303_row_pool_bad", "tfp301_keras_pool_fixed")]
+    loop = lintloop.run(chosen, Path("/nonexistent"))
+    checks = {(c.scenario, c.requirement): c for c in loop.checks}
+    assert checks[("tfp303_row_pool_bad", "flagged TFP303")].passed
+    assert checks[("tfp301_keras_pool_fixed", "lints clean")].passed
+
+
+def test_memory_metrics_are_shown_in_the_summary():
+    observation = runner.Observation("ok", 1.0, result={"metrics": {"workers": 2, "worker_rss_mib": 533.4}})
+    assert observation.summary() == "ok (2 workers of 533 MiB)"
 
 
 def test_metadata_is_read_without_importing_the_script(tmp_path):

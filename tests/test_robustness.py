@@ -24,7 +24,8 @@ from tfproc_lint import batch, engine
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config
 from tfproc_lint.fixes.common import replace_nodes
-from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, enabled_rules, lint_source, parse
+from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, lint_source, parse
+from tfproc_lint.rules.base import all_rules
 from tfproc_lint.files import collect_files
 
 
@@ -191,7 +192,7 @@ def analyse_everything(source: str) -> None:
     except SourceError:
         return
     analysis = FileAnalysis(module, "<generated>", DEFAULT_CONFIG)
-    rules = enabled_rules(DEFAULT_CONFIG)
+    rules = [rule() for rule in all_rules()]  # the opt-in rules too
     reports = [report for crossing in analysis.crossings for rule in rules
                for report in rule.check_crossing(crossing, analysis)]
     reports += [report for rule in rules for report in rule.check_file(analysis)]

@@ -31,6 +31,14 @@ def test_the_core_rules_exist() -> None:
     assert {"TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301"} <= {rule.code for rule in RULES}
 
 
+@pytest.mark.parametrize("rule", [r for r in RULES if not r.default_enabled], ids=lambda r: r.code)
+def test_opt_in_rules_show_that_they_are_off_until_selected(rule) -> None:
+    """Each bad example selects its rule; the same code under the default configuration is clean of it."""
+    for example in rule.bad_examples:
+        assert any(key in ("select", "extend-select") for key, _ in example.config), rule.code
+        assert rule.code not in {d.code for d in lint_source(example.code, "example.py")}
+
+
 @pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
 def test_rule_documentation_is_complete(rule) -> None:
     for section in ("summary", "what_it_does", "why_bad", "fix_safety", "evidence"):
@@ -54,6 +62,7 @@ def test_inline_example(rule, kind, index, example) -> None:
 def test_messages_name_the_code_once_and_are_single_line() -> None:
     for rule in RULES:
         for example in rule.bad_examples:
-            for diagnostic in lint_source(example.code, "example.py", notebook=example.notebook):
+            config = apply_options(Config(), dict(example.config), "example") if example.config else Config()
+            for diagnostic in lint_source(example.code, "example.py", config, notebook=example.notebook):
                 assert "\n" not in diagnostic.message
                 assert not diagnostic.message.startswith("TFP")

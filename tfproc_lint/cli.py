@@ -264,12 +264,13 @@ def _rules(args) -> int:
     if args.format == "json":
         entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
-            "fix": r.fix_availability, "url": rule_url(r.code),
+            "fix": r.fix_availability, "opt_in": not r.default_enabled, "url": rule_url(r.code),
         } for r in rules]
         print(json.dumps([{k: v for k, v in entry.items() if v is not None} for entry in entries], indent=2))
         return EXIT_CLEAN
     for rule in rules:
-        print(f"{rule.code}  {rule.name:<34} {rule.summary}")
+        opt_in = "" if rule.default_enabled else f" (opt-in: --extend-select {rule.code})"
+        print(f"{rule.code}  {rule.name:<34} {rule.summary}{opt_in}")
     return EXIT_CLEAN
 
 

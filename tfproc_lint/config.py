@@ -52,9 +52,12 @@ class Config:
     # Problems that do not stop a run (a misspelled table), one line each.
     warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
 
-    def is_enabled(self, code: str) -> bool:
-        """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore."""
-        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+    def is_enabled(self, code: str, default_enabled: bool = True) -> bool:
+        """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore. An opt-in rule
+        (`default_enabled=False`) counts only selectors more specific than the bare prefix: `TFP3`
+        or `TFP302` enable TFP302, `TFP` (the default selection) does not."""
+        selected = max((len(p) for p in self.select
+                        if code.startswith(p) and (default_enabled or is_specific(p))), default=-1)
         ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return selected > ignored
 
@@ -79,6 +82,11 @@ class Config:
         for option, selector, where in self.selectors:
             if not any(code.startswith(selector) for code in codes):
                 raise ConfigError(f"{option} in {where}: {selector!r} matches no rule (rules: {', '.join(codes)})")
+
+
+def is_specific(selector: str) -> bool:
+    """More than the bare prefix (`TFP`): names a group of rules or one rule (`TFP3`, `TFP302`)."""
+    return any(character.isdigit() for character in selector)
 
 
 # Option table: file key -> (Config field, parser)

@@ -28,9 +28,12 @@ def _paragraph(text: str) -> str:
 
 def render_rule(rule: type[Rule]) -> str:
     bad, good = rule.bad_examples[0], rule.good_examples[0]
+    header = f"{rule.summary}. Severity: {rule.severity.value}. {FIX_AVAILABILITY[rule.fix_availability]}"
+    if not rule.default_enabled:
+        header += f" {opt_in_note(rule.code)}"
     sections = [
         f"# {rule.code} {rule.name}",
-        f"{rule.summary}. Severity: {rule.severity.value}. {FIX_AVAILABILITY[rule.fix_availability]}",
+        header,
         "## What it does",
         _paragraph(rule.what_it_does),
         "## Why is this bad?",
@@ -51,6 +54,12 @@ def render_rule(rule: type[Rule]) -> str:
         "\n".join(f"- {reference}" for reference in rule.references),
     ]
     return "\n\n".join(sections) + "\n"
+
+
+def opt_in_note(code: str) -> str:
+    return (f"**Opt-in**: off by default; enable it with `--extend-select {code}` (or `{code[:4]}`), "
+            f"`extend-select = [\"{code}\"]` in `[tool.tfproc-lint]`, or `flake8 --extend-select {code}`; "
+            "`--select TFP` does not turn it on.")
 
 
 def observed(code: str, report: Path = PROBE_REPORT) -> str:
@@ -84,7 +93,10 @@ def observed(code: str, report: Path = PROBE_REPORT) -> str:
 def render_index() -> str:
     lines = ["# Rules", "", "| Code | Name | Summary | Fix |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
-        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {rule.summary} | {rule.fix_availability} |")
+        summary = rule.summary if rule.default_enabled else f"**opt-in**: {rule.summary}"
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {summary} | {rule.fix_availability} |")
+    lines += ["", "Opt-in rules run only when selected by a code more specific than `TFP` "
+              "(`--extend-select TFP3`); see [configuration](../configuration.md#opt-in-rules)."]
     return "\n".join(lines) + "\n"
 
 

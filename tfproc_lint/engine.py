@@ -28,7 +28,7 @@ DEFAULT_CONFIG = Config()
 
 
 def enabled_rules(config: Config) -> list[Rule]:
-    return [rule() for rule in all_rules() if config.is_enabled(rule.code)]
+    return [rule() for rule in all_rules() if config.is_enabled(rule.code, rule.default_enabled)]
 
 
 def parse(source: str) -> cst.Module:

@@ -6,6 +6,10 @@ an AST plugin), `lines` and `filename`; `run()` yields (line, 0-based column, "C
 pre-filter, so installing the plugin does not slow down every flake8 start. Notebooks go through
 nbqa, which writes the cells to a temporary `*_nbqa_ipynb.py` file: that name tells the rules the
 code is a notebook's (TFP204).
+
+Opt-in rules (TFP302, TFP303) follow flake8-bugbear's B9xx: they run only when flake8's `select` or
+`extend-select` (command line or `[flake8]` config) names them more specifically than `TFP`
+(`--extend-select TFP3`, `--select TFP302`), so that `flake8 --select TFP` stays quiet for them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class TFProcPlugin:
     version = __version__
     target_python: str | None = None
     assume_start_method: str | None = None
+    opt_in: tuple[str, ...] = ()  # flake8 selectors that can enable opt-in rules (`TFP3`, `TFP302`)
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<stdin>") -> None:
         self.tree = tree
@@ -49,8 +54,9 @@ class TFProcPlugin:
 
         cls.target_python = options.tfp_target_python
         cls.assume_start_method = options.tfp_assume_start_method
+        cls.opt_in = opt_in_selectors(options)
         try:
-            config = _config(cls.target_python, cls.assume_start_method)  # validate once, before any file
+            config = _config(cls.target_python, cls.assume_start_method, cls.opt_in)  # validate once, before any file
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
         for warning in config.warnings:
@@ -62,7 +68,7 @@ class TFProcPlugin:
             return
         from tfproc_lint.engine import SourceError, lint_source
 
-        config = _config(self.target_python, self.assume_start_method)
+        config = _config(self.target_python, self.assume_start_method, self.opt_in)
         try:
             diagnostics = lint_source(source, self.filename, config, respect_noqa=False,
                                       notebook=self.filename.endswith(NBQA_SUFFIX))
@@ -72,12 +78,27 @@ class TFProcPlugin:
             yield diagnostic.line, diagnostic.col, f"{diagnostic.code} {diagnostic.message}", type(self)
 
 
+def opt_in_selectors(options) -> tuple[str, ...]:
+    """The codes and prefixes in flake8's select and extend-select that are more specific than
+    `TFP` and name at least one rule: they enable opt-in rules (bugbear's `should_warn`)."""
+    from tfproc_lint.config import is_specific
+    from tfproc_lint.rules import rule_codes
+
+    codes = rule_codes()
+    given = [*(getattr(options, "select", None) or ()), *(getattr(options, "extend_select", None) or ())]
+    return tuple(dict.fromkeys(
+        selector for selector in (s.strip().upper() for s in given)
+        if selector.startswith("TFP") and is_specific(selector) and any(code.startswith(selector) for code in codes)
+    ))
+
+
 @functools.lru_cache(maxsize=None)
-def _config(target_python: str | None, assume_start_method: str | None):
-    """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa."""
+def _config(target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = ()):
+    """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa, and `opt_in`
+    (from flake8's selection) enables the opt-in rules it names."""
     from tfproc_lint.config import apply_options, load_config
 
-    options = {"select": "TFP", "ignore": ""}
+    options = {"select": " ".join(("TFP", *opt_in)), "ignore": ""}
     if target_python:
         options["target-python"] = target_python
     if assume_start_method:

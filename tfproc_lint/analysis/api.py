@@ -231,6 +231,31 @@ KERAS_WORKER_METHODS = frozenset({"fit", "fit_generator", "predict", "predict_ge
                                   "evaluate_generator"})
 KERAS_DATASET_BASES = frozenset({"keras.utils.PyDataset", "keras.utils.Sequence", "keras.utils.data_utils.Sequence"})
 
+# --- Pool sizes (TFP302) ---------------------------------------------------------------------------
+# Where a pool takes its worker count (position, keyword); absent or None means one worker per CPU.
+POOL_SIZE_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "multiprocessing.Pool": (0, "processes"),
+    "concurrent.futures.ProcessPoolExecutor": (0, "max_workers"),
+    "loky.ProcessPoolExecutor": (0, "max_workers"),
+    "loky.get_reusable_executor": (0, "max_workers"),
+}
+CPU_COUNT_CALLS = frozenset({"os.cpu_count", "multiprocessing.cpu_count", "joblib.cpu_count", "psutil.cpu_count"})
+
+# --- One item as a batch of one (TFP303) ------------------------------------------------------------
+# Model methods that run the model on the batch given as their first argument.
+MODEL_BATCH_METHODS = frozenset({"predict", "predict_on_batch"})
+# `np.expand_dims(x, 0)`; `x[np.newaxis]` (newaxis is None: read by name); `np.array([x])`.
+EXPAND_DIMS = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})
+NEW_AXIS = frozenset({"numpy.newaxis", "tensorflow.newaxis"})
+ARRAYS_FROM_LISTS = frozenset({"numpy.array", "numpy.asarray", "numpy.stack", "numpy.vstack", "tensorflow.constant",
+                               "tensorflow.convert_to_tensor", "tensorflow.stack"})
+# Conversions that leave an item an in-memory row (dtype, shape, copy). Anything else between the
+# task's argument and the model (reading a file, decoding an image) makes each task more than a row.
+ROW_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.float32", "numpy.ravel", "numpy.reshape",
+                             "tensorflow.cast", "tensorflow.constant", "tensorflow.convert_to_tensor",
+                             "tensorflow.reshape"})
+ROW_METHODS = frozenset({"astype", "reshape", "flatten", "ravel", "copy", "squeeze"})
+
 # --- Program exits ------------------------------------------------------------------------------------
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
 BUILTIN_EXITS = frozenset({"exit", "quit"})

@@ -156,6 +156,22 @@ class TensorFlowUsage:
             return True
         return value.kind is Kind.GRAPH and value.detail in _GRAPH_BUILDERS
 
+    def first_build(self, info: FunctionInfo, depth: int = 0) -> cst.Call | None:
+        """The first call of `info` that builds TensorFlow state, directly or through a function of
+        this file, cached or not: what every process running `info` ends up holding (TFP302). A
+        session, model or SavedModel is preferred to the bare `tf.Graph()` it may be built into."""
+        found = []
+        for call in calls_in_evaluation_order(info.node.body):
+            site = self.analysis.site(call)
+            if self.builds_state(call):
+                value = self.classifier.classify(call, site.scope, site.order)
+                found.append((value.kind is Kind.GRAPH, call))
+                continue
+            callee = self.analysis.callee(call, site) if site is not None and depth < MAX_WORKER_DEPTH else None
+            if callee is not None and callee is not info and self.first_build(callee, depth + 1) is not None:
+                found.append((False, call))
+        return min(found, key=lambda entry: entry[0])[1] if found else None
+
     # does a worker run TensorFlow? --------------------------------------------------------------
     def owner_runs_tensorflow(self, owner: "Owner") -> bool:
         """The owner's workers run TensorFlow: their code starts or uses the runtime (in the

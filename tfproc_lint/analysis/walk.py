@@ -80,6 +80,15 @@ def calls_in_evaluation_order(node: cst.CSTNode) -> list[cst.Call]:
     return calls
 
 
+LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+
+
+def in_loop(root: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """`node` runs in a loop or a comprehension somewhere under `root` (one per item)."""
+    return any(isinstance(loop, LOOPS) and any(inner is node for inner in iter_tree(loop))
+               for loop in iter_tree(root))
+
+
 def returns_in(node: cst.CSTNode) -> list[cst.Return]:
     return [n for n in iter_tree(node, enter_scopes=False) if isinstance(n, cst.Return)]
 

@@ -83,7 +83,8 @@ def _rule(rule) -> dict:
         "fullDescription": {"text": " ".join(rule.what_it_does.split())},
         "help": {"text": page, "markdown": page},
         "helpUri": rule_url(rule.code),
-        "defaultConfiguration": {"level": LEVELS[rule.severity]},
+        # SARIF's `enabled`: false for an opt-in rule, which runs only when selected by its code.
+        "defaultConfiguration": {"level": LEVELS[rule.severity], "enabled": rule.default_enabled},
         "properties": {"fixAvailability": rule.fix_availability, "tags": ["tensorflow", "multiprocessing"]},
     })
 

@@ -42,6 +42,9 @@ class Rule:
     summary: ClassVar[str]  # one line for `tfproc-lint rules` and SARIF shortDescription
     severity: ClassVar[Severity] = Severity.ERROR
     fix_availability: ClassVar[str] = "none"  # none | sometimes | always
+    # An opt-in rule (flake8-bugbear's B9xx, Ruff's non-default rules) runs only when a selector
+    # more specific than `TFP` names it: `--extend-select TFP3` or `TFP302`, never `--select TFP`.
+    default_enabled: ClassVar[bool] = True
     # Documentation, one field per heading (Ruff's layout).
     what_it_does: ClassVar[str]
     why_bad: ClassVar[str]

@@ -1,0 +1,51 @@
+"""One row per task: two spawned workers hold the Keras model (initializer), and every task runs
+it on a batch of one. Measures rows/s (reported as tasks_per_s, one row per task)."""
+import multiprocessing as mp
+import os
+import tempfile
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from runtime_probe.support import report
+
+PROBE = {
+    "rule": "TFP303",
+    "kind": "bad",
+    "expect": {"outcome": "ok", "slower_than": {"scenario": "tfp303_chunked_pool_fixed", "factor": 3}},
+    "timeout": 120,
+}
+
+MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp303_row_pool.keras")
+ROWS = 1024
+model = None
+
+
+def load_model():
+    global model
+    model = tf.keras.models.load_model(MODEL_PATH)
+
+
+def predict_row(row):
+    return model.predict_on_batch(row[None])[0]
+
+
+def main():
+    trained = tf.keras.Sequential(
+        [tf.keras.Input((64,)), tf.keras.layers.Dense(256, activation="relu"), tf.keras.layers.Dense(1)]
+    )
+    trained.save(MODEL_PATH)
+    rows = np.random.default_rng(1).random((ROWS, 64), dtype=np.float32)
+    expected = trained.predict(rows, verbose=0)
+
+    with mp.get_context("spawn").Pool(2, initializer=load_model) as pool:
+        pool.map(predict_row, rows[:8], chunksize=1)  # warm-up: every worker's first model call
+        start = time.perf_counter()
+        scores = pool.map(predict_row, rows)
+        elapsed = time.perf_counter() - start
+    report(scores, expected, tasks_per_s=ROWS / elapsed)
+
+
+if __name__ == "__main__":
+    main()
