@@ -28,6 +28,7 @@ class TFProcPlugin:
     version = __version__
     target_python: str | None = None
     assume_start_method: str | None = None
+    assume_gpu: bool = False
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<stdin>") -> None:
         self.tree = tree
@@ -42,6 +43,8 @@ class TFProcPlugin:
         manager.add_option("--tfp-assume-start-method", parse_from_config=True, default=None,
                            choices=("fork", "spawn", "forkserver"),
                            help="tfproc-lint: start method the program sets elsewhere")
+        manager.add_option("--tfp-assume-gpu", parse_from_config=True, action="store_true", default=False,
+                           help="tfproc-lint: the code runs where TensorFlow sees GPUs (TFP401)")
 
     @classmethod
     def parse_options(cls, options) -> None:
@@ -49,8 +52,10 @@ class TFProcPlugin:
 
         cls.target_python = options.tfp_target_python
         cls.assume_start_method = options.tfp_assume_start_method
+        cls.assume_gpu = bool(getattr(options, "tfp_assume_gpu", False))
         try:
-            config = _config(cls.target_python, cls.assume_start_method)  # validate once, before any file
+            # validated once, before any file
+            config = _config(cls.target_python, cls.assume_start_method, cls.assume_gpu)
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
         for warning in config.warnings:
@@ -62,7 +67,7 @@ class TFProcPlugin:
             return
         from tfproc_lint.engine import SourceError, lint_source
 
-        config = _config(self.target_python, self.assume_start_method)
+        config = _config(self.target_python, self.assume_start_method, self.assume_gpu)
         try:
             diagnostics = lint_source(source, self.filename, config, respect_noqa=False,
                                       notebook=self.filename.endswith(NBQA_SUFFIX))
@@ -73,7 +78,7 @@ class TFProcPlugin:
 
 
 @functools.lru_cache(maxsize=None)
-def _config(target_python: str | None, assume_start_method: str | None):
+def _config(target_python: str | None, assume_start_method: str | None, assume_gpu: bool = False):
     """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa."""
     from tfproc_lint.config import apply_options, load_config
 
@@ -82,4 +87,6 @@ def _config(target_python: str | None, assume_start_method: str | None):
         options["target-python"] = target_python
     if assume_start_method:
         options["assume-start-method"] = assume_start_method
+    if assume_gpu:
+        options["assume-gpu"] = True
     return apply_options(load_config(), options, "flake8 options")

@@ -10,6 +10,8 @@ the module's own flow calls it.
 
 The result: for every call and assignment the walk reached, the first runtime start that may
 precede it, or None. Rules look up the calls they care about (fork points, configuration).
+The same walk answers other "has X happened yet?" questions when given another `detect`
+(`FileAnalysis.context_walk`: has the default start method been fixed?).
 """
 
 from __future__ import annotations
@@ -66,11 +68,16 @@ class _Frame:
 
 
 class ExecutionWalk:
-    def __init__(self, analysis: "FileAnalysis") -> None:
+    def __init__(self, analysis: "FileAnalysis", detect=None) -> None:
+        """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
+        (default: TensorFlow's runtime, `TensorFlowUsage.initialises_runtime`)."""
         self.analysis = analysis
         self.usage = analysis.tf
+        self.detect = detect or self.usage.initialises_runtime
         self.classifier = analysis.classifier
         self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}
+        self.reached_unstarted: set[cst.CSTNode] = set()  # reached on a path where nothing started yet
+        self.after_import: RuntimeStart | None = None  # the state a spawned child starts its work in
         self.on_import: set[cst.CSTNode] = set()
         self._importing = False
         self._summaries: dict[tuple, object] = {}
@@ -83,6 +90,10 @@ class ExecutionWalk:
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
         return self.state_at.get(node)
 
+    def also_reached_before_start(self, node: cst.CSTNode) -> bool:
+        """Some path reaches `node` before anything started (a function called before and after)."""
+        return node in self.reached_unstarted
+
     # entry points ----------------------------------------------------------------------------------
     def _run(self) -> None:
         module = self.analysis.module
@@ -92,6 +103,7 @@ class ExecutionWalk:
         self._importing = False
         if on_import is UNREACHABLE:
             return
+        self.after_import = on_import
         guards = [s for s in module.body if is_main_guard(s)]
         self._with_function_frame(lambda: self.block(guards, on_import, False, 0))
         # Functions the module's own flow never reaches may be entry points of their own.
@@ -266,7 +278,7 @@ class ExecutionWalk:
                     return UNREACHABLE  # every path through the callee ends the process
                 state = state if state is not None else after
         if state is None:
-            reason = self.usage.initialises_runtime(call, graph)
+            reason = self.detect(call, graph)
             if reason is not None:
                 state = RuntimeStart(call, reason)
         return state
@@ -303,6 +315,8 @@ class ExecutionWalk:
             return
         if self._importing:
             self.on_import.add(node)
+        if state is None:
+            self.reached_unstarted.add(node)
         if self.state_at.get(node) is None:
             self.state_at[node] = state
 
