@@ -98,3 +98,8 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
     receiver = "the manager process" if crossing.route.startswith("Manager proxy") else "a worker"
     return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to {receiver} by {crossing.route}: {happens}; "
             f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")
+
+
+def with_article(noun: str) -> str:
+    """`pool` -> `a pool`, `executor` -> `an executor`, `os.fork() child` -> `an os.fork() child`."""
+    return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"
