@@ -23,7 +23,7 @@ import libcst as cst
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard
+from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -89,6 +89,29 @@ class ExecutionWalk:
 
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
         return self.state_at.get(node)
+
+    def state_at_start(self, statement: cst.CSTNode) -> tuple[bool, RuntimeStart | None]:
+        """(known, state) where `statement` (or a block) starts: at its first call, else at the first
+        assignment the walk recorded in it."""
+        calls = calls_in_evaluation_order(statement)
+        first = calls[0] if calls else next((n for n in iter_tree(statement, enter_scopes=False)
+                                             if n in self.state_at), None)
+        if first is None or first not in self.state_at:
+            return False, None
+        return True, self.state_at[first]
+
+    def only_after_an_exception(self, node: cst.CSTNode) -> bool:
+        """`node` is in an `except` handler of a `try` that starts with nothing started: the walk
+        lets a handler run after any part of the try body, which can start the runtime only
+        because the exception may come late (a `ValueError` fallback after a device listing)."""
+        for parent in self.analysis.ancestors(node):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(parent, (cst.Try, cst.TryStar)) and not any(node is n for n in iter_tree(parent.body)):
+                known, state = self.state_at_start(parent.body)
+                if known and state is None and not any(node is n for n in _else_and_finally(parent)):
+                    return True
+        return False
 
     def also_reached_before_start(self, node: cst.CSTNode) -> bool:
         """Some path reaches `node` before anything started (a function called before and after)."""
@@ -319,6 +342,11 @@ class ExecutionWalk:
             self.reached_unstarted.add(node)
         if self.state_at.get(node) is None:
             self.state_at[node] = state
+
+
+def _else_and_finally(node) -> list[cst.CSTNode]:
+    parts = [part for part in (node.orelse, node.finalbody) if part is not None]
+    return [n for part in parts for n in iter_tree(part)]
 
 
 def _is_true(test: cst.BaseExpression) -> bool:

@@ -17,7 +17,7 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, iter_tree, read_names
+from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import blank_lines_above, bound_names
@@ -91,25 +91,12 @@ class MoveBeforeRuntimeStart(FixBuilder):
         return _statement_of(analysis, callers[0].node)
 
 
-_UNKNOWN = object()
-
-
-def _state_at_start(analysis: FileAnalysis, statement):
-    """The walk's state where `statement` starts (None: nothing started yet), or _UNKNOWN."""
-    calls = calls_in_evaluation_order(statement)
-    first = calls[0] if calls else next((n for n in iter_tree(statement, enter_scopes=False)
-                                         if n in analysis.execution.state_at), None)
-    if first is None or first not in analysis.execution.state_at:
-        return _UNKNOWN
-    return analysis.execution.state_at[first]
-
-
 def _where_it_starts(analysis: FileAnalysis, block: list, index: int) -> int | None:
     """The statement before `block[index]` during which the runtime starts: the last one that
     begins with nothing started, when every path from it to `block[index]` has started it."""
     for position in range(index - 1, -1, -1):
-        state = _state_at_start(analysis, block[position])
-        if state is None:
+        known, state = analysis.execution.state_at_start(block[position])
+        if known and state is None:
             return position
     return None
 

@@ -120,7 +120,7 @@ class ConfigurationAfterRuntimeStart(Rule):
         reported = set()
         for call, name in configs.items():
             started = walk.started_before(call)
-            if started is None or walk.also_reached_before_start(call):
+            if started is None or walk.also_reached_before_start(call) or walk.only_after_an_exception(call):
                 continue
             reported.add(call)
             line = analysis.line_of(started.call)
@@ -146,9 +146,9 @@ class ConfigurationAfterRuntimeStart(Rule):
                 reported.add(call)
                 yield Report(
                     call,
-                    f"`{analysis.code(call.func, 60)}()` runs in {with_article(owner.noun)} worker forked after the parent "
-                    f"started TensorFlow's runtime (line {line}: {started.reason}): the child inherits the started "
-                    f"runtime, so it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
+                    f"`{analysis.code(call.func, 60)}()` runs in {with_article(owner.noun)} worker forked after the "
+                    f"parent started TensorFlow's runtime (line {line}: {started.reason}): the child inherits the "
+                    f"started runtime, so it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
                     "every worker (a Pool replaces the dead workers forever, an executor breaks); configure "
                     f"in the parent before line {line}, or start the workers from "
                     "multiprocessing.get_context(\"spawn\")",

@@ -114,7 +114,8 @@ class EnvironmentAfterRuntimeStart(Rule):
         reported = set()
         for setting in settings:
             started = walk.started_before(setting.node)
-            if started is None or walk.also_reached_before_start(setting.node):
+            if started is None or walk.also_reached_before_start(setting.node) \
+                    or walk.only_after_an_exception(setting.node):
                 continue
             reported.add(setting.node)
             line = analysis.line_of(started.call)
