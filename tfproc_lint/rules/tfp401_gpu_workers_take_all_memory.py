@@ -8,6 +8,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
 from tfproc_lint.analysis.values import argument, keyword
+from tfproc_lint.analysis.walk import calls_in
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -137,8 +138,9 @@ class GpuWorkersTakeAllMemory(Rule):
                 candidates.append((owner, [owner]))
             else:
                 single_processes.append(owner)
-        if len(single_processes) >= 2:
-            candidates.append((single_processes[0], single_processes))
+        group = _running_together(analysis, single_processes)
+        if len(group) >= 2:
+            candidates.append((group[0], group))
         if not candidates:
             return
         evidence = gpu_evidence(analysis)
@@ -166,12 +168,17 @@ class GpuWorkersTakeAllMemory(Rule):
         )
 
     def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
+        """The process is made in a loop (or comprehension) of its function, and not joined in the
+        same iteration (`p.start(); p.join()` runs one process at a time)."""
         function = analysis.enclosing_function_node(owner.construction)
         for ancestor in analysis.ancestors(owner.construction):
             if ancestor is function:
                 return False
             if isinstance(ancestor, _LOOPS):
-                return True
+                names = _bound_to(analysis, owner.construction)
+                return not any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
+                               and isinstance(call.func.value, cst.Name) and call.func.value.value in names
+                               for call in calls_in(ancestor))
         return False
 
     def _limited(self, analysis: FileAnalysis, owner: Owner) -> bool:
@@ -185,6 +192,38 @@ class GpuWorkersTakeAllMemory(Rule):
         walk = analysis.execution
         return any(limit.environment or forked or limit.anchor in in_workers or walk.runs_on_import(limit.anchor)
                    for limit in limits)
+
+
+def _running_together(analysis: FileAnalysis, processes: list[Owner]) -> list[Owner]:
+    """The first processes made in one function that can run at the same time: the earlier one is
+    not joined before the next one is made."""
+    order = analysis.symbols.order_of_node
+    by_function: dict = {}
+    for owner in processes:
+        by_function.setdefault(analysis.enclosing_function_node(owner.construction), []).append(owner)
+    for owners in by_function.values():
+        group = owners[:1]
+        for later in owners[1:]:
+            earlier = group[-1]
+            names = _bound_to(analysis, earlier.construction)
+            start, end = order.get(earlier.construction, 0), order.get(later.construction, 0)
+            joined = any(isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "join"
+                         and isinstance(site.node.func.value, cst.Name) and site.node.func.value.value in names
+                         and start < site.order < end for site in analysis.symbols.calls)
+            if joined:
+                break
+            group.append(later)
+        if len(group) >= 2:
+            return group
+    return []
+
+
+def _bound_to(analysis: FileAnalysis, call: cst.Call) -> set[str]:
+    """The names `name = Process(...)` binds."""
+    parent = analysis.ancestors(call)[0]
+    if isinstance(parent, cst.Assign):
+        return {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+    return set()
 
 
 def _worker_count(owner: Owner) -> int | None:
