@@ -48,7 +48,11 @@ class GuardTheRest(FixBuilder):
             statements = list(updated.body)
             moved = statements[-count:]
             head = moved[0]
-            block = cst.IndentedBlock(body=[head.with_changes(leading_lines=[]), *moved[1:]])
+            # Blank lines inside the block must not take its indentation.
+            moved = [head.with_changes(leading_lines=[]),
+                     *(s.with_changes(leading_lines=[line if line.comment else line.with_changes(indent=False)
+                                                     for line in s.leading_lines]) for s in moved[1:])]
+            block = cst.IndentedBlock(body=moved)
             test = cst.parse_expression('__name__ == "__main__"')
             guarded = cst.If(test=test, body=block, leading_lines=head.leading_lines)
             return updated.with_changes(body=[*statements[:-count], guarded])

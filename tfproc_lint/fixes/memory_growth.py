@@ -20,7 +20,9 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
-from tfproc_lint.fixes.common import add_import, add_keyword, blank_lines_above, split_docstring, unique_name
+from tfproc_lint.fixes.common import (
+    add_keyword, blank_lines_above, module_import_name, split_docstring, unique_name,
+)
 
 
 class TurnOnMemoryGrowth(FixBuilder):
@@ -35,9 +37,9 @@ class TurnOnMemoryGrowth(FixBuilder):
             return self.refuse("TF1 sessions take their GPU options from a ConfigProto: set "
                                "gpu_options.allow_growth = True in the session config of each worker")
         mapping: dict = {}
-        tf = add_import(analysis, "tensorflow", mapping)
+        tf = module_import_name(analysis, "tensorflow")
         if tf is None:
-            return self.refuse("the name `tensorflow` is taken")
+            return self.refuse("the module does not import tensorflow itself (Keras may run on another backend)")
         for owner in self.owners:
             kind = owner.value.kind
             if kind not in (Kind.POOL, Kind.EXECUTOR, Kind.PROCESS) or owner.value.detail in ("os.fork",
