@@ -97,10 +97,11 @@ def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:
 
 
 def select(scenarios: list[Scenario], rules=None, names=None) -> list[Scenario]:
-    """Scenarios of the given rules and/or names, plus the ones their expectations compare to."""
+    """Scenarios of the given rules (codes or prefixes: "TFP4") and/or names, plus the ones their
+    expectations compare to."""
     chosen = [
         s for s in scenarios
-        if (not rules or s.rule in rules) and (not names or s.name in names)
+        if (not rules or s.rule.startswith(tuple(rules))) and (not names or s.name in names)
     ]
     by_name = {s.name: s for s in scenarios}
     for scenario in list(chosen):

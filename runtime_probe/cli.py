@@ -24,7 +24,7 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
         description="Run the real TensorFlow scenario behind each tfproc-lint rule and report "
         "whether it behaves as the rule says; optionally benchmark the fixes.",
     )
-    parser.add_argument("--rules", help="comma-separated rule codes (default: all)")
+    parser.add_argument("--rules", help="comma-separated rule codes or prefixes, e.g. TFP402 or TFP4 (default: all)")
     parser.add_argument("--scenarios", nargs="+", metavar="NAME", help="scenario names (default: all)")
     parser.add_argument("--benchmark", action=argparse.BooleanOptionalAction, default=None,
                         help="run the benchmark of the fixes (default: only with --quick or --full)")
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
         return int(exc.code or 0)
     all_scenarios = catalog.discover()
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
-    unknown = sorted(set(rules or ()) - {s.rule for s in all_scenarios})
+    unknown = sorted(r for r in rules or () if not any(s.rule.startswith(r) for s in all_scenarios))
     unknown += sorted(set(args.scenarios or ()) - {s.name for s in all_scenarios})
     if unknown:
         return _usage_error(parser, f"unknown rule or scenario: {', '.join(unknown)}")

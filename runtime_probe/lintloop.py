@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .catalog import Scenario
 
-LINT_RULE = re.compile(r"TFP\d+")  # scenario rules the linter has a code for (not GPU-MEM)
+LINT_RULE = re.compile(r"TFP\d+")  # scenario rules the linter has a code for
 
 
 @dataclass

@@ -52,12 +52,17 @@ def resolve(name: str):
 
 NAMES = sorted((
     set(api.STATE_CONSTRUCTORS) | set(api.GRAPH_MODE_STATE) | set(api.STATE_BASES) | api.RUNTIME_QUERIES
-    | api.GRAPH_MODE_SWITCHES | api.TF1_GRAPH_API | api.RUNTIME_CONFIGURATION | api.KERAS_BUILDS_AT_ONCE
+    | api.GRAPH_MODE_SWITCHES | api.TF1_GRAPH_API | set(api.RUNTIME_CONFIGURATION) | api.KERAS_BUILDS_AT_ONCE
     | api.KERAS_SEQUENTIAL | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES) | set(api.CONTEXT_CLASSES)
     | api.FORK_CALLS | api.PROCESS_EXITS | api.FIX_LOADERS | api.KERAS_DATASET_BASES
     | {"multiprocessing." + method for method in api.CONTEXT_METHODS} | {api.SET_START_METHOD}
     | set(api.POOL_SIZE_ARGUMENTS) | api.CPU_COUNT_CALLS | api.EXPAND_DIMS | api.ARRAYS_FROM_LISTS
     | api.ROW_CONVERSIONS
+
+
+    | api.CONTEXT_FIXING_CALLS | {api.GET_CONTEXT, api.GET_START_METHOD, api.ENVIRON, api.PUTENV}
+    | api.GPU_ONLY_CONFIGURATION | api.GPU_MEMORY_LIMITS | api.GPU_QUERIES
+    | {api.LIST_PHYSICAL_DEVICES, api.SET_MEMORY_GROWTH}
 ) - api.REMOVED_NAMES - {"threading.Thread"})
 
 
@@ -124,3 +129,36 @@ def test_new_axis_is_none_and_row_methods_are_array_methods() -> None:
         assert getattr(importlib.import_module(module), attribute, "missing") is None, name
     assert api.ROW_METHODS <= set(dir(np.ndarray))
     assert api.MODEL_BATCH_METHODS <= set(dir(keras.Model))
+
+
+def test_configuration_errors_are_tensorflows_own_words() -> None:
+    import inspect
+
+    from tensorflow.python.eager import context
+
+    source = inspect.getsource(context)
+    for name, error in api.RUNTIME_CONFIGURATION.items():
+        assert error in source, f"{name}: {error!r} is not in tensorflow/python/eager/context.py"
+    assert set(api.GPU_ONLY_CONFIGURATION) <= set(api.RUNTIME_CONFIGURATION)
+
+
+def test_gpu_memory_options_are_gpu_options_fields() -> None:
+    fields = set(tf.compat.v1.GPUOptions.DESCRIPTOR.fields_by_name)
+    assert api.GPU_MEMORY_OPTIONS <= fields
+
+
+CHEAP_FIXERS = sorted(name.split(".")[1] for name in api.CONTEXT_FIXING_CALLS
+                      if name.split(".")[1] not in ("Pool", "Manager", "set_start_method"))
+ARGUMENTS = {"Semaphore": "", "Barrier": "1", "Value": "'i'", "Array": "'i', 1"}
+
+
+@pytest.mark.parametrize("factory", CHEAP_FIXERS)
+def test_context_fixing_calls_fix_the_start_method(factory: str) -> None:
+    """After `multiprocessing.<factory>()`, `set_start_method` without force=True raises."""
+    import subprocess
+    import sys
+
+    program = (f"import multiprocessing as mp\nmp.{factory}({ARGUMENTS.get(factory, '')})\n"
+               "try:\n    mp.set_start_method('spawn')\nexcept RuntimeError as e:\n    print(e)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert "context has already been set" in done.stdout, done.stderr

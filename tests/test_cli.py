@@ -13,9 +13,10 @@ BAD = (
     "import multiprocessing as mp\n"
     "import tensorflow.compat.v1 as tf\n"
     "sess = tf.Session()\n"
-    "mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
+    "if __name__ == '__main__': mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
 )
-GOOD = "import multiprocessing as mp\nimport tensorflow as tf\nmp.get_context('spawn').Pool(2).map(abs, [1])\n"
+GOOD = ("import multiprocessing as mp\nimport tensorflow as tf\n"
+        "if __name__ == '__main__': mp.get_context('spawn').Pool(2).map(abs, [1])\n")
 
 
 def run(*args, cwd) -> subprocess.CompletedProcess:

@@ -22,9 +22,9 @@ BAD = (
     "import multiprocessing as mp\n"
     "import tensorflow.compat.v1 as tf\n"
     "sess = tf.Session()\n"
-    "mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
+    "if __name__ == '__main__': mp.get_context('spawn').Process(target=print, args=(sess,)).start()\n"
 )
-BAD_LINE, BAD_COL = 4, 53
+BAD_LINE, BAD_COL = 4, 80
 
 
 def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:

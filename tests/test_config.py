@@ -391,3 +391,68 @@ def test_an_opt_in_rule_needs_a_selector_more_specific_than_the_bare_prefix() ->
         assert config.is_enabled("TFP302", default_enabled=False) is enabled, selectors
     config = apply_options(Config(), {"ignore": ["TFP3"], "extend-select": ["TFP302"]}, "test")
     assert config.is_enabled("TFP302", default_enabled=False) and not config.is_enabled("TFP303", default_enabled=False)
+
+
+# assume-gpu ----------------------------------------------------------------------------------------------
+GPU_POOL = """\
+    import multiprocessing as mp
+    import tensorflow as tf
+
+    def embed(path):
+        image = tf.io.decode_jpeg(tf.io.read_file(path))
+        return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+    if __name__ == "__main__":
+        with mp.get_context("spawn").Pool(4) as pool:
+            print(pool.map(embed, ["a.jpg", "b.jpg"]))
+    """
+
+
+@pytest.mark.parametrize("text,value", [
+    ('[tool.tfproc-lint]\nassume-gpu = true\n', True),
+    ('[tool.tfproc-lint]\nassume_gpu = "yes"\n', True),
+    ('[tool.tfproc-lint]\nassume-gpu = false\n', False),
+])
+def test_assume_gpu_option(project, text, value) -> None:
+    write(project / "pyproject.toml", text)
+    config = load_config(project)
+    assert config.assume_gpu is value
+    assert config.gpu_assumed() == ("assume-gpu in [tool.tfproc-lint] in pyproject.toml" if value else "")
+
+
+@pytest.mark.parametrize("name,text", [
+    ("requirements.txt", "numpy\ntensorflow[and-cuda]==2.21.0\n"),
+    ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["tensorflow[and-cuda]>=2.15", "numpy"]\n'),
+    ("setup.cfg", "[options]\ninstall_requires =\n    tensorflow-gpu==2.4.1\n"),
+])
+def test_a_gpu_build_of_tensorflow_in_the_dependencies_assumes_a_gpu(project, name, text) -> None:
+    write(project / name, text)
+    config = load_config(project)
+    assert config.assume_gpu
+    assert config.gpu_assumed().startswith("the project depends on tensorflow") and name in config.gpu_assumed()
+
+
+def test_an_explicit_assume_gpu_beats_the_dependencies(project) -> None:
+    write(project / "requirements.txt", "tensorflow[and-cuda]\n")
+    write(project / "pyproject.toml", "[tool.tfproc-lint]\nassume-gpu = false\n")
+    assert not load_config(project).assume_gpu
+    write(project / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["tensorflow-cpu"]\n')
+    (project / "requirements.txt").unlink()
+    assert not load_config(project).assume_gpu
+
+
+def test_bad_assume_gpu_names_the_option(project, capsys) -> None:
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-gpu = "maybe"\n')
+    code, _, err = lint(capsys, ".")
+    assert code == 2 and "assume-gpu in [tool.tfproc-lint] in pyproject.toml: expected true or false" in err
+
+
+def test_assume_gpu_on_the_command_line_and_under_flake8(project, capsys) -> None:
+    write(project / "app.py", GPU_POOL)
+    assert lint(capsys, "app.py")[0] == 0
+    code, out, _ = lint(capsys, "--assume-gpu", "app.py")
+    assert code == 1 and "TFP401" in out and "GPU assumed: --assume-gpu" in out
+    assert flake8(project).stdout == ""
+    assert "TFP401" in flake8(project, "--tfp-assume-gpu").stdout
+    write(project / ".flake8", "[flake8]\ntfp-assume-gpu = true\n")
+    assert "TFP401" in flake8(project).stdout

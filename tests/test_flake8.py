@@ -47,7 +47,7 @@ def test_columns_are_one_based_and_point_at_the_expression(tmp_path) -> None:
         "import multiprocessing as mp\n"
         "import tensorflow.compat.v1 as tf\n"
         "sess = tf.Session()\n"
-        "p = mp.get_context('spawn').Process(target=print, args=(sess,))\n"
+        "if __name__ == '__main__': p = mp.get_context('spawn').Process(target=print, args=(sess,))\n"
     )
     (tmp_path / "bad.py").write_text(source)
     result = run_flake8("--select", "TFP", "bad.py", cwd=tmp_path)
@@ -60,8 +60,8 @@ def test_noqa_is_honoured_by_flake8(tmp_path) -> None:
         "import multiprocessing as mp\n"
         "import tensorflow.compat.v1 as tf\n"
         "sess = tf.Session()\n"
-        "mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: TFP101\n"
-        "mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: E501\n"
+        "if __name__ == '__main__': mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: TFP101\n"
+        "if __name__ == '__main__': mp.get_context('spawn').Process(target=print, args=(sess,))  # noqa: E501\n"
     )
     (tmp_path / "bad.py").write_text(source)
     result = run_flake8("--select", "TFP", "bad.py", cwd=tmp_path)

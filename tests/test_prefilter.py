@@ -34,3 +34,21 @@ def test_every_bad_example_passes_the_prefilter(code: str) -> None:
 ])
 def test_files_that_cannot_match_are_skipped(source: str) -> None:
     assert not may_match(source)
+
+
+def test_every_runtime_setting_is_a_prefilter_marker() -> None:
+    from tfproc_lint.analysis import api
+
+    calls = [f"{name.replace('tensorflow.', 'tf.')}(x)" for name in api.RUNTIME_CONFIGURATION]
+    aliases = [f"setter = {name.replace('tensorflow.', 'tf.')}" for name in api.RUNTIME_CONFIGURATION]
+    settings = [f"os.environ[{name!r}] = '1'" for name in api.RUNTIME_ENVIRONMENT]
+    settings += [f"os.putenv({name!r}, '1')" for name in api.RUNTIME_ENVIRONMENT]
+    for line in [*calls, *aliases, *settings]:
+        source = f"import os\nimport tensorflow as tf\n{line}\n"
+        assert may_match(source) and may_match_bytes(source.encode()), line
+
+
+def test_a_tensorflow_setting_alone_passes() -> None:
+    source = "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
+    assert may_match(source) and may_match_bytes(source.encode())
+    assert not may_match("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n")

@@ -234,7 +234,8 @@ def test_every_scenario_declares_valid_metadata_and_each_rule_has_both_kinds():
     for s in scenarios:
         kinds.setdefault(s.rule, set()).add(s.kind)
         assert s.is_notebook or 'if __name__ == "__main__":' in s.source, s.name
-    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301", "TFP302", "TFP303"):
+    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP202", "TFP203", "TFP204", "TFP301", "TFP302", "TFP303",
+                 "TFP401", "TFP402", "TFP403"):
         assert kinds[rule] == {"bad", "fixed"}, rule
     names = {s.name for s in scenarios}
     assert all(catalog.compared_to(s) in names for s in scenarios if catalog.compared_to(s))
@@ -388,3 +389,12 @@ def test_notebook_metadata_must_be_there(tmp_path):
     path.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     with pytest.raises(ValueError, match="no notebook metadata 'probe'"):
         catalog.load(path)
+
+
+def test_rules_are_selected_by_code_or_prefix():
+    scenarios = catalog.discover()
+    fourth = catalog.select(scenarios, rules=["TFP4"])
+    assert {s.rule for s in fourth} == {"TFP401", "TFP402", "TFP403"}
+    assert {s.rule for s in catalog.select(scenarios, rules=["TFP402"])} == {"TFP402"}
+    # every GPU scenario belongs to a rule, so `--rules TFP4` on a GPU machine runs the GPU-memory ones
+    assert all(s.rule.startswith("TFP") for s in scenarios if s.gpus)

@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--target-python", help="Python version the code runs on (drives the default start method)")
     check.add_argument("--assume-start-method", choices=START_METHODS,
                        help="start method the program sets elsewhere (e.g. in its entry point)")
+    check.add_argument("--assume-gpu", action="store_const", const=True, default=None,
+                       help="the code runs where TensorFlow sees GPUs (TFP401 reports without other evidence)")
     check.add_argument("--force-exclude", action="store_true",
                        help="apply the excludes to files named on the command line too (for pre-commit)")
     check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
@@ -99,7 +101,7 @@ def configuration(args):
     config = load_config(Path.cwd(), args.config)
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
-                   "assume_start_method"):
+                   "assume_start_method", "assume_gpu"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value

@@ -2,7 +2,8 @@
 
 Precedence (highest first): command line, `[tool.tfproc-lint]` in pyproject.toml,
 `[tfproc_lint]` (or `[tfproc-lint]`) in setup.cfg, the project's `requires-python`
-(for `target-python` only), the defaults below. Files are looked up from the given
+(for `target-python` only) and its dependencies (for `assume-gpu` only: a GPU build of
+TensorFlow), the defaults below. Files are looked up from the given
 directory upwards; the first directory holding a pyproject.toml or setup.cfg is the project root.
 """
 
@@ -44,6 +45,7 @@ class Config:
     extend_exclude: tuple[str, ...] = ()
     target_python: tuple[int, int] | None = None
     assume_start_method: str | None = None
+    assume_gpu: bool = False  # the code runs where TensorFlow sees GPUs (TFP401)
     # Where target_python came from, in the user's terms ("requires-python in pyproject.toml").
     target_python_source: str = ""
     origin: dict = field(default_factory=dict, compare=False, hash=False)
@@ -74,6 +76,14 @@ class Config:
             source = self.target_python_source or "target-python"
             return method, f"target Python {version} from {source}: {method} is the Linux default"
         return "fork", "no start method set; fork is the Linux default before Python 3.14"
+
+    def gpu_assumed(self) -> str:
+        """Why the code is taken to run on GPUs ("assume-gpu in ...", "tensorflow[and-cuda] in
+        requirements.txt"), or "" when it is not."""
+        if not self.assume_gpu:
+            return ""
+        where = self.origin.get("assume_gpu", "the configuration")
+        return where if where.startswith(GPU_DEPENDENCY) else setting_name("assume-gpu", where)
 
     def check_selectors(self, codes: Iterable[str]) -> None:
         """Raise ConfigError for the first selector that is no prefix of any of the rules' `codes`
@@ -116,6 +126,17 @@ def parse_version(value, option: str = "target-python") -> tuple[int, int]:
     return 3, int(match.group(1))
 
 
+def _boolean(value, option: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ConfigError(f"{option}: expected true or false, got {value!r}")
+
+
 def _start_method(value, option: str = "assume-start-method") -> str:
     if value not in START_METHODS:
         raise ConfigError(f"{option}: expected one of {', '.join(START_METHODS)}, got {value!r}")
@@ -130,6 +151,7 @@ OPTIONS = {
     "extend-exclude": ("extend_exclude", _list),
     "target-python": ("target_python", parse_version),
     "assume-start-method": ("assume_start_method", _start_method),
+    "assume-gpu": ("assume_gpu", _boolean),
 }
 
 
@@ -181,6 +203,7 @@ def load_config(start: Path | None = None, explicit: Path | None = None) -> Conf
         root = find_project_root(start or Path.cwd())
         if root is not None:
             files = [root / "setup.cfg", root / "pyproject.toml"]  # later files win
+            config = _assume_gpu_from_dependencies(config, root)
     for path in files:
         if path is None or not path.is_file():
             if explicit:
@@ -243,6 +266,29 @@ def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...]
     found = [f"[{name}] in {where} is not read: the {noun} is spelled {right}"
              for name in names if normal(name) == "tfproclint" and name not in accepted]
     return replace(config, warnings=config.warnings + tuple(found)) if found else config
+
+
+GPU_DEPENDENCY = "the project depends on "  # how `origin["assume_gpu"]` starts when a dependency set it
+_GPU_BUILD = re.compile(
+    r"(?<![\w.-])(tensorflow-gpu|tf-nightly-gpu|(?:tensorflow|tf-nightly)\s*\[[^\]]*and-cuda[^\]]*\])", re.IGNORECASE)
+
+
+def _assume_gpu_from_dependencies(config: Config, root: Path) -> Config:
+    """`assume-gpu` is on when the project depends on a GPU build of TensorFlow
+    (`tensorflow[and-cuda]`, `tensorflow-gpu`) in pyproject.toml, setup.cfg or requirements*.txt
+    at its root; a line-based look, no dependency resolution."""
+    candidates = [root / "pyproject.toml", root / "setup.cfg", *sorted(root.glob("requirements*.txt"))]
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        match = _GPU_BUILD.search(text)
+        if match:
+            origin = dict(config.origin)
+            origin["assume_gpu"] = f"{GPU_DEPENDENCY}{' '.join(match.group(1).split())} in {path.name}"
+            return replace(config, assume_gpu=True, origin=origin)
+    return config
 
 
 def lowest_python(specifier: str, where: str) -> tuple[int, int] | None:

@@ -228,7 +228,7 @@ def _comparable(code: str, message: str) -> tuple[str, str]:
     return code, _LINE_OR_CODE.sub("_", message)
 
 
-_LINE_OR_CODE = re.compile(r"line \d+|`[^`]*`")
+_LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
 
 
 def _related(analysis: FileAnalysis, node, message: str) -> Related:

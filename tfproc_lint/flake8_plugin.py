@@ -33,6 +33,7 @@ class TFProcPlugin:
     target_python: str | None = None
     assume_start_method: str | None = None
     opt_in: tuple[str, ...] = ()  # flake8 selectors that can enable opt-in rules (`TFP3`, `TFP302`)
+    assume_gpu: bool = False
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<stdin>") -> None:
         self.tree = tree
@@ -47,6 +48,8 @@ class TFProcPlugin:
         manager.add_option("--tfp-assume-start-method", parse_from_config=True, default=None,
                            choices=("fork", "spawn", "forkserver"),
                            help="tfproc-lint: start method the program sets elsewhere")
+        manager.add_option("--tfp-assume-gpu", parse_from_config=True, action="store_true", default=False,
+                           help="tfproc-lint: the code runs where TensorFlow sees GPUs (TFP401)")
 
     @classmethod
     def parse_options(cls, options) -> None:
@@ -55,8 +58,10 @@ class TFProcPlugin:
         cls.target_python = options.tfp_target_python
         cls.assume_start_method = options.tfp_assume_start_method
         cls.opt_in = opt_in_selectors(options)
+        cls.assume_gpu = bool(getattr(options, "tfp_assume_gpu", False))
         try:
-            config = _config(cls.target_python, cls.assume_start_method, cls.opt_in)  # validate once, before any file
+            # validated once, before any file
+            config = _config(cls.target_python, cls.assume_start_method, cls.opt_in, cls.assume_gpu)
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
         for warning in config.warnings:
@@ -68,7 +73,7 @@ class TFProcPlugin:
             return
         from tfproc_lint.engine import SourceError, lint_source
 
-        config = _config(self.target_python, self.assume_start_method, self.opt_in)
+        config = _config(self.target_python, self.assume_start_method, self.opt_in, self.assume_gpu)
         try:
             diagnostics = lint_source(source, self.filename, config, respect_noqa=False,
                                       notebook=self.filename.endswith(NBQA_SUFFIX))
@@ -93,7 +98,8 @@ def opt_in_selectors(options) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _config(target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = ()):
+def _config(target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = (),
+            assume_gpu: bool = False):
     """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa, and `opt_in`
     (from flake8's selection) enables the opt-in rules it names."""
     from tfproc_lint.config import apply_options, load_config
@@ -103,4 +109,6 @@ def _config(target_python: str | None, assume_start_method: str | None, opt_in: 
         options["target-python"] = target_python
     if assume_start_method:
         options["assume-start-method"] = assume_start_method
+    if assume_gpu:
+        options["assume-gpu"] = True
     return apply_options(load_config(), options, "flake8 options")

@@ -66,6 +66,7 @@ REMOVED_NAMES = frozenset({
     "tensorflow.estimator.Estimator",  # removed in TensorFlow 2.16
     "keras.models.model_from_yaml", "keras.models.model_from_config", "keras.backend.get_session",
     "keras.utils.data_utils.Sequence", "tensorflow.contrib.",
+    "keras.utils.multi_gpu_model",  # removed in TensorFlow 2.4
 })
 
 # In graph mode a variable is a graph node: graph state, not an eager resource.
@@ -156,16 +157,68 @@ TF1_ONLY_SPELLINGS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSes
 # TF1: calls that run a graph (and so start the runtime) besides Session creation and run().
 GRAPH_RUNS = frozenset({"eval"})  # tensor.eval(), operation.run() need a default session
 
-# --- Configuration that must come before the runtime starts (issue 11) -----------------------------
-RUNTIME_CONFIGURATION = frozenset({
-    "tensorflow.config.threading.set_inter_op_parallelism_threads",
-    "tensorflow.config.threading.set_intra_op_parallelism_threads",
-    "tensorflow.config.set_logical_device_configuration",
-    "tensorflow.config.experimental.set_virtual_device_configuration",
+# --- Settings read once, when the runtime starts (TFP401, TFP402, TFP403) ----------------------------
+# Each raises RuntimeError when called with a new value after the runtime started (the same value
+# again is accepted: tensorflow/python/eager/context.py); the text is TensorFlow's.
+RUNTIME_CONFIGURATION: dict[str, str] = {
+    "tensorflow.config.threading.set_inter_op_parallelism_threads":
+        "Inter op parallelism cannot be modified after initialization",
+    "tensorflow.config.threading.set_intra_op_parallelism_threads":
+        "Intra op parallelism cannot be modified after initialization",
+    "tensorflow.config.set_logical_device_configuration": "Virtual devices cannot be modified after being initialized",
+    "tensorflow.config.experimental.set_virtual_device_configuration":
+        "Virtual devices cannot be modified after being initialized",
+    "tensorflow.config.experimental.set_memory_growth": "Physical devices cannot be modified after being initialized",
+    "tensorflow.config.set_visible_devices": "Visible devices cannot be modified after being initialized",
+    "tensorflow.config.experimental.set_visible_devices": "Visible devices cannot be modified after being initialized",
+}
+# Of those, the ones that only do something where TensorFlow sees a GPU (on a CPU-only machine the
+# code around them finds no GPU to configure, or the visible list does not change).
+GPU_ONLY_CONFIGURATION = frozenset({
     "tensorflow.config.experimental.set_memory_growth",
     "tensorflow.config.set_visible_devices",
     "tensorflow.config.experimental.set_visible_devices",
 })
+# Environment variables the runtime reads once (CUDA's device list at CUDA initialisation, the
+# allocator and the thread pools when the runtime starts): what each does when set too late.
+RUNTIME_ENVIRONMENT: dict[str, str] = {
+    "CUDA_VISIBLE_DEVICES": "CUDA has enumerated the GPUs already, so the process keeps every GPU it saw "
+                            "(workers meant to get one GPU each all land on the same ones)",
+    "TF_FORCE_GPU_ALLOW_GROWTH": "the GPU allocator exists already, so memory growth stays off",
+    "TF_GPU_ALLOCATOR": "the GPU allocator exists already, so the setting does nothing",
+    "TF_NUM_INTEROP_THREADS": "the thread pools exist already, so the limit does nothing",
+    "TF_NUM_INTRAOP_THREADS": "the thread pools exist already, so the limit does nothing",
+}
+ENVIRON = "os.environ"
+ENVIRON_SETTERS = frozenset({"update", "setdefault", "__setitem__"})
+PUTENV = "os.putenv"
+
+# --- GPUs (TFP401) ----------------------------------------------------------------------------------
+# A process that does one of these does not map all GPU memory (or sees no GPU, or one of its own).
+GPU_MEMORY_LIMITS = frozenset({
+    "tensorflow.config.experimental.set_memory_growth",
+    "tensorflow.config.set_logical_device_configuration",
+    "tensorflow.config.experimental.set_virtual_device_configuration",
+    "tensorflow.config.set_visible_devices",
+    "tensorflow.config.experimental.set_visible_devices",
+    "tensorflow.GPUOptions",
+})
+GPU_MEMORY_ENVIRONMENT = frozenset({"CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR"})
+# TF1 `GPUOptions` fields, also set as attributes (`config.gpu_options.allow_growth = True`).
+GPU_MEMORY_OPTIONS = frozenset({"allow_growth", "per_process_gpu_memory_fraction", "visible_device_list"})
+# Calls that show the code means to use a GPU (besides GPU device strings such as "/GPU:0").
+GPU_QUERIES = frozenset({
+    "tensorflow.test.is_gpu_available",
+    "tensorflow.test.gpu_device_name",
+    "tensorflow.test.is_built_with_cuda",
+    "tensorflow.test.is_built_with_gpu_support",
+    "keras.utils.multi_gpu_model",
+})
+# Project dependencies on a GPU build of TensorFlow (config.py reads them).
+GPU_DISTRIBUTIONS = ("tensorflow-gpu", "tensorflow[and-cuda]", "tf-nightly-gpu", "tf-nightly[and-cuda]")
+# The memory-growth fix calls these.
+LIST_PHYSICAL_DEVICES = "tensorflow.config.list_physical_devices"
+SET_MEMORY_GROWTH = "tensorflow.config.experimental.set_memory_growth"
 
 # --- Processes -------------------------------------------------------------------------------------
 PROCESS_CONSTRUCTORS: dict[str, Kind] = {
@@ -221,6 +274,19 @@ MANAGER_QUEUES = frozenset({"Queue", "JoinableQueue"})
 # Methods of Manager proxies that send their argument to the manager process (pickled).
 PROXY_SENDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "__setitem__", "set"})
 SET_START_METHOD = "multiprocessing.set_start_method"
+GET_CONTEXT = "multiprocessing.get_context"
+GET_START_METHOD = "multiprocessing.get_start_method"
+# Calls on the default context that fix its start method: a later `set_start_method()` without
+# `force=True` raises `RuntimeError: context has already been set` (measured here). So do
+# `get_context()` without a method, `get_start_method()` without `allow_none=True`, a default
+# `Process.start()` and a `ProcessPoolExecutor` without `mp_context`; `get_context("spawn")`,
+# `Pipe()` and a `Process` that is only constructed do not.
+CONTEXT_FIXING_CALLS = frozenset({
+    "multiprocessing.Pool", "multiprocessing.Queue", "multiprocessing.SimpleQueue", "multiprocessing.JoinableQueue",
+    "multiprocessing.Manager", "multiprocessing.Lock", "multiprocessing.RLock", "multiprocessing.Semaphore",
+    "multiprocessing.BoundedSemaphore", "multiprocessing.Condition", "multiprocessing.Event",
+    "multiprocessing.Barrier", "multiprocessing.Value", "multiprocessing.Array", "multiprocessing.set_start_method",
+})
 FORK_CALLS = frozenset({"os.fork", "os.forkpty"})
 # Library pools that pickle with dill (lambdas and closures travel) or cloudpickle.
 DILL_POOL_MODULES = ("multiprocess.", "pathos.")

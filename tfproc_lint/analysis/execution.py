@@ -10,6 +10,8 @@ the module's own flow calls it.
 
 The result: for every call and assignment the walk reached, the first runtime start that may
 precede it, or None. Rules look up the calls they care about (fork points, configuration).
+The same walk answers other "has X happened yet?" questions when given another `detect`
+(`FileAnalysis.context_walk`: has the default start method been fixed?).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import libcst as cst
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard
+from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -66,11 +68,16 @@ class _Frame:
 
 
 class ExecutionWalk:
-    def __init__(self, analysis: "FileAnalysis") -> None:
+    def __init__(self, analysis: "FileAnalysis", detect=None) -> None:
+        """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
+        (default: TensorFlow's runtime, `TensorFlowUsage.initialises_runtime`)."""
         self.analysis = analysis
         self.usage = analysis.tf
+        self.detect = detect or self.usage.initialises_runtime
         self.classifier = analysis.classifier
         self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}
+        self.reached_unstarted: set[cst.CSTNode] = set()  # reached on a path where nothing started yet
+        self.after_import: RuntimeStart | None = None  # the state a spawned child starts its work in
         self.on_import: set[cst.CSTNode] = set()
         self._importing = False
         self._summaries: dict[tuple, object] = {}
@@ -83,6 +90,33 @@ class ExecutionWalk:
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
         return self.state_at.get(node)
 
+    def state_at_start(self, statement: cst.CSTNode) -> tuple[bool, RuntimeStart | None]:
+        """(known, state) where `statement` (or a block) starts: at its first call, else at the first
+        assignment the walk recorded in it."""
+        calls = calls_in_evaluation_order(statement)
+        first = calls[0] if calls else next((n for n in iter_tree(statement, enter_scopes=False)
+                                             if n in self.state_at), None)
+        if first is None or first not in self.state_at:
+            return False, None
+        return True, self.state_at[first]
+
+    def only_after_an_exception(self, node: cst.CSTNode) -> bool:
+        """`node` is in an `except` handler of a `try` that starts with nothing started: the walk
+        lets a handler run after any part of the try body, which can start the runtime only
+        because the exception may come late (a `ValueError` fallback after a device listing)."""
+        for parent in self.analysis.ancestors(node):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(parent, (cst.Try, cst.TryStar)) and not any(node is n for n in iter_tree(parent.body)):
+                known, state = self.state_at_start(parent.body)
+                if known and state is None and not any(node is n for n in _else_and_finally(parent)):
+                    return True
+        return False
+
+    def also_reached_before_start(self, node: cst.CSTNode) -> bool:
+        """Some path reaches `node` before anything started (a function called before and after)."""
+        return node in self.reached_unstarted
+
     # entry points ----------------------------------------------------------------------------------
     def _run(self) -> None:
         module = self.analysis.module
@@ -92,6 +126,7 @@ class ExecutionWalk:
         self._importing = False
         if on_import is UNREACHABLE:
             return
+        self.after_import = on_import
         guards = [s for s in module.body if is_main_guard(s)]
         self._with_function_frame(lambda: self.block(guards, on_import, False, 0))
         # Functions the module's own flow never reaches may be entry points of their own.
@@ -266,7 +301,7 @@ class ExecutionWalk:
                     return UNREACHABLE  # every path through the callee ends the process
                 state = state if state is not None else after
         if state is None:
-            reason = self.usage.initialises_runtime(call, graph)
+            reason = self.detect(call, graph)
             if reason is not None:
                 state = RuntimeStart(call, reason)
         return state
@@ -303,8 +338,15 @@ class ExecutionWalk:
             return
         if self._importing:
             self.on_import.add(node)
+        if state is None:
+            self.reached_unstarted.add(node)
         if self.state_at.get(node) is None:
             self.state_at[node] = state
+
+
+def _else_and_finally(node) -> list[cst.CSTNode]:
+    parts = [part for part in (node.orelse, node.finalbody) if part is not None]
+    return [n for part in parts for n in iter_tree(part)]
 
 
 def _is_true(test: cst.BaseExpression) -> bool:

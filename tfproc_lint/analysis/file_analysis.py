@@ -17,7 +17,7 @@ from tfproc_lint.analysis.routes import Crossing, RouteFinder
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.analysis.values import UNKNOWN, Classifier, Value, argument, enclosing_function, literal_start_method
-from tfproc_lint.analysis.walk import calls_in, fork_child_statements
+from tfproc_lint.analysis.walk import calls_in, child_nodes, fork_child_statements
 from tfproc_lint.config import Config
 
 
@@ -77,7 +77,43 @@ class FileAnalysis:
 
     @cached_property
     def execution(self) -> ExecutionWalk:
+        """Where TensorFlow's runtime may have started."""
         return ExecutionWalk(self)
+
+    @cached_property
+    def context_walk(self) -> ExecutionWalk:
+        """Where the default start method may have been set or fixed (TFP203)."""
+        from tfproc_lint.analysis.start_methods import fixes_default_context
+
+        return ExecutionWalk(self, detect=lambda call, graph: fixes_default_context(self, call))
+
+    @cached_property
+    def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
+        parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        stack: list[cst.CSTNode] = [self.module]
+        while stack:
+            node = stack.pop()
+            for child in child_nodes(node):
+                parents[child] = node
+                stack.append(child)
+        return parents
+
+    def ancestors(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The nodes that contain `node`, innermost first, up to the module."""
+        found = []
+        parent = self._parents.get(node)
+        while parent is not None:
+            found.append(parent)
+            parent = self._parents.get(parent)
+        return found
+
+    def enclosing_function_node(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        return next((a for a in self.ancestors(node) if isinstance(a, cst.FunctionDef)), None)
+
+    def module_statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The top-level statement of the module that contains `node`."""
+        chain = [node, *self.ancestors(node)]
+        return chain[-2] if len(chain) >= 2 and chain[-1] is self.module else None
 
     # crossings and owners ------------------------------------------------------------------------
     @cached_property

@@ -123,3 +123,8 @@ def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method
             f"{crossing.route}: the manager's server was forked after the parent started TensorFlow (line "
             f"{analysis.line_of(started.call)}) and hangs rebuilding it; keep the model in one process and "
             f"share arrays{assumption(crossing, method, why)}")
+
+
+def with_article(noun: str) -> str:
+    """`pool` -> `a pool`, `executor` -> `an executor`, `os.fork() child` -> `an os.fork() child`."""
+    return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"

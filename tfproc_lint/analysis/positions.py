@@ -9,6 +9,7 @@ tuples. tests/test_positions.py checks it against PositionProvider node by node.
 from __future__ import annotations
 
 import ast
+from functools import cached_property
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -96,14 +97,28 @@ class Locator:
             self.spans.update(statement_spans(self.module, statement, line, indents))
         return self.spans[node]
 
+    @cached_property
+    def _top_level_index(self) -> dict[int, int]:
+        """id(node) -> the index of the top-level statement holding it (one walk, on first use)."""
+        index = {}
+        for number, statement in enumerate(self.module.body):
+            for inner in iter_tree(statement):
+                index[id(inner)] = number
+        return index
+
     def _statement_of(self, node: cst.CSTNode):
         """(statement, the line its code generation starts on, enclosing indents), or None."""
         body, syntax_body, indents = self.module.body, self.syntax_tree.body, []
+        top = self._top_level_index.get(id(node))
+        if top is None:
+            return None
         while True:
             pairs = _paired(body, syntax_body)
             if pairs is None:
                 return None
-            for statement, syntax_node in pairs:
+            for number, (statement, syntax_node) in enumerate(pairs):
+                if body is self.module.body and number != top:
+                    continue
                 if statement is not node and not _holds(statement, node):
                     continue
                 member_block = statement.body if isinstance(statement, cst.ClassDef) else None

@@ -8,7 +8,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.symbols import dotted_name
-from tfproc_lint.analysis.walk import child_nodes
+from tfproc_lint.analysis.walk import calls_in, child_nodes, iter_tree
 
 Replacement = Union[cst.CSTNode, cst.FlattenSentinel, cst.RemovalSentinel, Callable[[cst.CSTNode], object]]
 
@@ -262,3 +262,57 @@ def parameter_name_for(node: cst.BaseExpression) -> str | None:
             if isinstance(text, str) and text.isidentifier():
                 return text.lower()
     return None
+
+
+def bound_names(statements: list) -> set[str]:
+    """Names the statements bind in their own scope (nested definitions' bodies excluded)."""
+    names: set[str] = set()
+
+    def targets(node) -> None:
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            targets(node.value)
+
+    for statement in statements:
+        for node in iter_tree(statement, enter_scopes=False):
+            if isinstance(node, cst.AssignTarget):
+                targets(node.target)
+            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
+                targets(node.target)
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                targets(node.asname.name)
+            elif isinstance(node, (cst.For, cst.NamedExpr)):
+                targets(node.target)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                names.add(node.name.value)
+            elif isinstance(node, cst.ExceptHandler) and node.name is not None:
+                targets(node.name.name)
+            elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    if alias.asname is not None:
+                        targets(alias.asname.name)
+                    else:
+                        names.add(dotted_name(alias.name).split(".")[0])
+    return names
+
+
+MAX_CALL_DEPTH = 4
+
+
+def runs(analysis: FileAnalysis, statement: cst.CSTNode, target: cst.CSTNode, depth: int = 0, seen=None) -> bool:
+    """`statement` contains `target` or calls (through functions of this file) code that does."""
+    seen = set() if seen is None else seen
+    if any(node is target for node in iter_tree(statement, enter_scopes=False)):
+        return True
+    for call in calls_in(statement):
+        site = analysis.site(call)
+        callee = analysis.callee(call, site) if site is not None else None
+        if callee is not None and callee.node not in seen and depth < MAX_CALL_DEPTH:
+            seen.add(callee.node)
+            if runs(analysis, callee.node.body, target, depth + 1, seen):
+                return True
+    return False

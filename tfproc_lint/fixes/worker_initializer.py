@@ -23,13 +23,13 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.symbols import FunctionInfo, dotted_name
+from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (
-    add_keyword, blank_lines_above, global_declarations, initializer_function, rename, split_docstring, unique_name,
-    worker_global_name,
+    add_keyword, blank_lines_above, bound_names, global_declarations, initializer_function, rename, split_docstring,
+    unique_name, worker_global_name,
 )
 
 _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
@@ -112,39 +112,3 @@ def hoistable_prefix(statements: list, parameters: set[str], builds_state) -> li
         independent.append(statement)
     last = max((i for i, s in enumerate(independent) if builds_state(s)), default=-1)
     return independent[: last + 1]
-
-
-def bound_names(statements: list) -> set[str]:
-    """Names the statements bind in the function's scope."""
-    names: set[str] = set()
-
-    def targets(node) -> None:
-        if isinstance(node, cst.Name):
-            names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                targets(element.value)
-        elif isinstance(node, cst.StarredElement):
-            targets(node.value)
-
-    for statement in statements:
-        for node in iter_tree(statement, enter_scopes=False):
-            if isinstance(node, cst.AssignTarget):
-                targets(node.target)
-            elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-                targets(node.target)
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
-                targets(node.asname.name)
-            elif isinstance(node, (cst.For, cst.NamedExpr)):
-                targets(node.target)
-            elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                names.add(node.name.value)
-            elif isinstance(node, cst.ExceptHandler) and node.name is not None:
-                targets(node.name.name)
-            elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
-                for alias in node.names:
-                    if alias.asname is not None:
-                        targets(alias.asname.name)
-                    else:
-                        names.add(dotted_name(alias.name).split(".")[0])
-    return names

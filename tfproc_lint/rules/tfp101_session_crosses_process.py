@@ -79,8 +79,9 @@ class SessionCrossesProcess(Rule):
             "    _sess = tf.Session(graph=load_graph(graph_path))\n\n"
             "def infer(row):\n"
             "    return _sess.run('y:0', {'x:0': row})\n\n"
-            "with mp.get_context('spawn').Pool(2, initializer=init_worker, initargs=('g.pb',)) as pool:\n"
-            "    pool.map(infer, rows)\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(2, initializer=init_worker, initargs=('g.pb',)) as pool:\n"
+            "        pool.map(infer, rows)\n"
         ),
         Example(
             "import multiprocessing as mp\n"

@@ -66,8 +66,9 @@ class RuntimeStateCrossesProcess(Rule):
             "@tf.function\n"
             "def step(x):\n"
             "    return x * 2\n\n"
-            "with mp.get_context('spawn').Pool(2) as pool:\n"
-            "    pool.map(step, [1.0, 2.0])\n",
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(2) as pool:\n"
+            "        pool.map(step, [1.0, 2.0])\n",
             ("TFP102",),
         ),
     )
@@ -87,9 +88,10 @@ class RuntimeStateCrossesProcess(Rule):
         Example(
             "import multiprocessing as mp\n"
             "import tensorflow as tf\n\n"
-            "weights = tf.Variable([1.0, 2.0])\n"
-            "with mp.get_context('spawn').Pool(2) as pool:\n"
-            "    pool.map(print, [weights.numpy()])\n"
+            "if __name__ == '__main__':\n"
+            "    weights = tf.Variable([1.0, 2.0])\n"
+            "    with mp.get_context('spawn').Pool(2) as pool:\n"
+            "        pool.map(print, [weights.numpy()])\n"
         ),
     )
 

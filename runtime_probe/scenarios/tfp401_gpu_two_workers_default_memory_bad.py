@@ -10,7 +10,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
-    "rule": "GPU-MEM",
+    "rule": "TFP401",
     "kind": "bad",
     "gpus": 1,
     "expect": {

@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "GPU-MEM", "kind": "fixed", "gpus": 1, "expect": {"outcome": "ok"}, "timeout": 120}
+PROBE = {"rule": "TFP401", "kind": "fixed", "gpus": 1, "expect": {"outcome": "ok"}, "timeout": 120}
 
 ROWS = 1024  # x 2**20 float32 = 4 GiB per worker
 barrier = None

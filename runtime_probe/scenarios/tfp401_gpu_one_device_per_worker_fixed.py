@@ -1,21 +1,23 @@
-"""Two spawned workers share one GPU; each turns on memory growth before its first op."""
+"""Two spawned workers, one GPU each: CUDA_VISIBLE_DEVICES is set before TensorFlow uses CUDA."""
 import multiprocessing as mp
+import os
 
 import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "GPU-MEM", "kind": "fixed", "gpus": 1, "expect": {"outcome": "ok"}, "timeout": 120}
+PROBE = {"rule": "TFP401", "kind": "fixed", "gpus": 2, "expect": {"outcome": "ok"}, "timeout": 120}
 
 ROWS = 1024  # x 2**20 float32 = 4 GiB per worker
 barrier = None
 
 
-def setup(shared_barrier):
+def setup(shared_barrier, counter):
     global barrier
     barrier = shared_barrier
-    for gpu in tf.config.list_physical_devices("GPU"):
-        tf.config.experimental.set_memory_growth(gpu, True)
+    with counter.get_lock():
+        os.environ["CUDA_VISIBLE_DEVICES"] = str(counter.value)
+        counter.value += 1
 
 
 def fill(value):
@@ -27,7 +29,8 @@ def fill(value):
 
 def main():
     ctx = mp.get_context("spawn")
-    with ctx.Pool(2, initializer=setup, initargs=(ctx.Barrier(2),)) as pool:
+    initargs = (ctx.Barrier(2), ctx.Value("i", 0))
+    with ctx.Pool(2, initializer=setup, initargs=initargs) as pool:
         means = pool.map(fill, [1, 2], chunksize=1)
     report(means, [1.0, 2.0])
 

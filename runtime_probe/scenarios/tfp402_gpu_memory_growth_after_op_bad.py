@@ -4,7 +4,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
-    "rule": "GPU-MEM",
+    "rule": "TFP402",
     "kind": "bad",
     "gpus": 1,
     "expect": {"outcome": "exception", "type": "RuntimeError", "match": "cannot be modified after", "where": "parent"},

@@ -1,0 +1,261 @@
+"""Settings TensorFlow reads once, when its runtime starts: `tf.config` calls, environment
+variables, GPU memory limits, and whether the code uses a GPU at all (TFP401, TFP402, TFP403).
+
+Also what a worker process runs (its functions, through same-file calls), and which fork-started
+workers inherit a parent whose runtime already started.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+import libcst as cst
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.execution import RuntimeStart
+from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.analysis.walk import calls_in, child_nodes, iter_tree
+
+if TYPE_CHECKING:
+    from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+
+MAX_WORKER_DEPTH = 3
+LATE = 10**9  # an order after every binding: a name's last (or every enclosing) binding
+_GPU_DEVICE = re.compile(r"(?i)^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?gpu(?::|$)")
+
+
+@dataclass(frozen=True)
+class EnvSetting:
+    """`os.environ["CUDA_VISIBLE_DEVICES"] = ...`, `os.environ.update(...)`, `os.putenv(...)`."""
+
+    node: cst.CSTNode  # the Assign, or the call: what the execution walk records
+    keys: tuple[str, ...]  # of api.RUNTIME_ENVIRONMENT
+    spelled: str  # `os.environ["CUDA_VISIBLE_DEVICES"]` for messages
+
+
+# tf.config calls --------------------------------------------------------------------------------------
+def configuration_calls(analysis: "FileAnalysis") -> list[tuple[cst.Call, str]]:
+    """(call, canonical name) of every api.RUNTIME_CONFIGURATION call."""
+    found = []
+    for site in analysis.symbols.calls:
+        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
+        if name in api.RUNTIME_CONFIGURATION:
+            found.append((site.node, name))
+    return found
+
+
+# environment variables -------------------------------------------------------------------------------
+def environment_settings(analysis: "FileAnalysis", keys=api.RUNTIME_ENVIRONMENT) -> list[EnvSetting]:
+    found = []
+    for node, scope in _nodes_with_scopes(analysis):
+        setting = None
+        if isinstance(node, cst.Assign):
+            setting = _assigned(analysis, node, scope)
+        elif isinstance(node, cst.Call):
+            setting = _set_by_call(analysis, node, scope)
+        if setting is not None:
+            chosen = tuple(k for k in setting.keys if k in keys)
+            if chosen:
+                found.append(EnvSetting(setting.node, chosen, setting.spelled))
+    return found
+
+
+def _nodes_with_scopes(analysis: "FileAnalysis") -> Iterator[tuple[cst.CSTNode, Scope]]:
+    scope_of = analysis.symbols.scope_of_node
+    stack = [(analysis.module, analysis.symbols.module_scope)]
+    while stack:
+        node, scope = stack.pop()
+        scope = scope_of.get(node, scope)
+        yield node, scope
+        stack.extend((child, scope) for child in child_nodes(node))
+
+
+def _is_environ(analysis: "FileAnalysis", node: cst.BaseExpression, scope: Scope) -> bool:
+    return analysis.classifier.qualified_name(node, scope, LATE) == api.ENVIRON
+
+
+def _assigned(analysis, node: cst.Assign, scope: Scope) -> EnvSetting | None:
+    for target in node.targets:
+        subscript = target.target
+        if isinstance(subscript, cst.Subscript) and len(subscript.slice) == 1 \
+                and _is_environ(analysis, subscript.value, scope):
+            index = subscript.slice[0].slice
+            key = string_value(analysis, index.value, scope) if isinstance(index, cst.Index) else None
+            if key:
+                return EnvSetting(node, (key,), f'os.environ["{key}"]')
+    return None
+
+
+def _set_by_call(analysis, call: cst.Call, scope: Scope) -> EnvSetting | None:
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    if analysis.classifier.qualified_name(func, scope, LATE) == api.PUTENV:
+        key = string_value(analysis, call.args[0].value, scope) if call.args else None
+        return EnvSetting(call, (key,), f'os.putenv("{key}", ...)') if key else None
+    if func.attr.value not in api.ENVIRON_SETTERS or not _is_environ(analysis, func.value, scope):
+        return None
+    if func.attr.value == "update":
+        keys = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+        for arg in call.args:
+            if arg.keyword is None and not arg.star:
+                keys.extend(dict_keys(analysis, arg.value, scope))
+        return EnvSetting(call, tuple(keys), "os.environ.update(...)") if keys else None
+    key = string_value(analysis, call.args[0].value, scope) if call.args else None
+    return EnvSetting(call, (key,), f'os.environ.{func.attr.value}("{key}", ...)') if key else None
+
+
+def string_value(analysis, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> str | None:
+    """A string literal, or a name bound once to one (`KEY = "CUDA_VISIBLE_DEVICES"`)."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.Name) and depth < 3:
+        bindings = analysis.symbols.bindings_at(node.value, scope, LATE)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return string_value(analysis, bindings[0].value, bindings[0].scope, depth + 1)
+    return None
+
+
+def dict_keys(analysis, node: cst.BaseExpression, scope: Scope, depth: int = 0) -> list[str]:
+    """The string keys of a dict display, `dict(K=...)`, or a name bound once to one of them."""
+    if isinstance(node, cst.Dict):
+        keys = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = string_value(analysis, element.key, scope)
+                if key:
+                    keys.append(key)
+        return keys
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
+        return [arg.keyword.value for arg in node.args if arg.keyword is not None]
+    if isinstance(node, cst.Name) and depth < 3:
+        bindings = analysis.symbols.bindings_at(node.value, scope, LATE)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            return dict_keys(analysis, bindings[0].value, bindings[0].scope, depth + 1)
+    return []
+
+
+# what workers run ----------------------------------------------------------------------------------
+def worker_roots(owner: "Owner") -> list[cst.CSTNode]:
+    """The code a worker process runs: function bodies, lambda bodies, a fork child's statements."""
+    roots: list[cst.CSTNode] = []
+    for worker in owner.workers:
+        if worker.kind == "fork_child":
+            roots.extend(worker.statements)
+        elif worker.lambda_node is not None:
+            roots.append(worker.lambda_node.body)
+        elif worker.function is not None:
+            roots.append(worker.function.node)
+    return roots
+
+
+def worker_functions(analysis: "FileAnalysis", owner: "Owner") -> list[FunctionInfo]:
+    """The functions of this file the owner's workers run, through same-file calls."""
+    found: dict[cst.FunctionDef, FunctionInfo] = {}
+    pending = [(root, 0) for root in worker_roots(owner)]
+    while pending:
+        root, depth = pending.pop()
+        if isinstance(root, cst.FunctionDef):
+            info = analysis.symbols.functions.get(root)
+            if info is None or root in found:
+                continue
+            found[root] = info
+            body = root.body
+        else:
+            body = root
+        if depth >= MAX_WORKER_DEPTH:
+            continue
+        for call in calls_in(body):
+            site = analysis.site(call)
+            callee = analysis.callee(call, site) if site is not None else None
+            if callee is not None:
+                pending.append((callee.node, depth + 1))
+    return list(found.values())
+
+
+def worker_code(analysis: "FileAnalysis", owner: "Owner") -> list[cst.CSTNode]:
+    """What the owner's workers run: a fork child's statements, lambda bodies, and the bodies of
+    the functions of this file they run."""
+    roots = [root for root in worker_roots(owner) if not isinstance(root, cst.FunctionDef)]
+    return roots + [info.node.body for info in worker_functions(analysis, owner)]
+
+
+def worker_calls(analysis: "FileAnalysis", owner: "Owner") -> list[cst.Call]:
+    return [call for code in worker_code(analysis, owner) for call in calls_in(code)]
+
+
+def worker_nodes(analysis: "FileAnalysis", owner: "Owner") -> list[cst.CSTNode]:
+    return [node for code in worker_code(analysis, owner) for node in iter_tree(code, enter_scopes=False)]
+
+
+def forked_after_start(analysis: "FileAnalysis") -> list[tuple["Owner", RuntimeStart]]:
+    """Fork-started owners whose parent may have started TensorFlow's runtime before they fork."""
+    found = []
+    for owner in analysis.owners.values():
+        if owner.value.detail == "keras workers" or analysis.start_method(owner.value)[0] != "fork":
+            continue
+        walk = analysis.execution
+        started = next((walk.started_before(c) for c in owner.fork_calls if walk.started_before(c)), None)
+        if started is not None:
+            found.append((owner, started))
+    return found
+
+
+# GPUs (TFP401) -------------------------------------------------------------------------------------
+def gpu_evidence(analysis: "FileAnalysis") -> str:
+    """Why the code is taken to run on a GPU, or "": the configuration (`assume-gpu`, a dependency
+    on a GPU build), a GPU device string given to TensorFlow (`tf.device("/GPU:0")`,
+    `list_physical_devices("GPU")`), or a GPU query (`tf.test.is_gpu_available()`)."""
+    assumed = analysis.config.gpu_assumed()
+    if assumed:
+        return assumed
+    for site in analysis.symbols.calls:
+        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order) or ""
+        if name in api.GPU_QUERIES:
+            return f"`{analysis.code(site.node.func, 40)}()` on line {analysis.line_of(site.node)}"
+        if name.startswith(("tensorflow.", "keras.")):
+            for arg in site.node.args:
+                if any(_GPU_DEVICE.match(text) for text in _string_parts(arg.value)):
+                    return f"`{analysis.code(site.node, 50)}` on line {analysis.line_of(site.node)}"
+    return ""
+
+
+def _string_parts(node: cst.BaseExpression) -> Iterator[str]:
+    """Literal text an argument starts with: a string, an f-string's first part, `"/gpu:%d" % i`."""
+    if isinstance(node, cst.BinaryOperation):
+        node = node.left
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        yield node.evaluated_value
+    elif isinstance(node, cst.FormattedString) and node.parts and isinstance(node.parts[0], cst.FormattedStringText):
+        yield node.parts[0].value
+    elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "format":
+        yield from _string_parts(node.func.value)
+
+
+@dataclass(frozen=True)
+class MemoryLimit:
+    anchor: cst.CSTNode  # a call or an Assign statement, as the execution walk records it
+    what: str
+    environment: bool  # an environment variable: spawned children inherit it too
+
+
+def memory_limits(analysis: "FileAnalysis") -> list[MemoryLimit]:
+    """Places that keep a process from mapping all GPU memory: memory growth, a memory limit,
+    visible devices, `TF_FORCE_GPU_ALLOW_GROWTH` / `CUDA_VISIBLE_DEVICES`, TF1 `GPUOptions`."""
+    found = []
+    for site in analysis.symbols.calls:
+        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
+        if name in api.GPU_MEMORY_LIMITS or any(
+                arg.keyword is not None and arg.keyword.value in api.GPU_MEMORY_OPTIONS for arg in site.node.args):
+            found.append(MemoryLimit(site.node, analysis.code(site.node.func, 40), False))
+    for setting in environment_settings(analysis, api.GPU_MEMORY_ENVIRONMENT):
+        found.append(MemoryLimit(setting.node, setting.spelled, True))
+    for node in iter_tree(analysis.module):
+        if isinstance(node, cst.Assign) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value in api.GPU_MEMORY_OPTIONS
+                for t in node.targets):
+            found.append(MemoryLimit(node, "gpu_options", False))
+    return found

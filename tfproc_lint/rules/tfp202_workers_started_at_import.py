@@ -1,0 +1,158 @@
+"""TFP202: processes started (or the start method set) at import, where spawn or forkserver
+children re-import the module."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.start_methods import is_library_module, set_start_method_calls
+from tfproc_lint.fixes.main_guard import GuardTheRest
+from tfproc_lint.rules.base import Example, Report, Rule
+
+REIMPORTING = ("spawn", "forkserver")
+_OWNERS = (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR)
+_GUARD = 'if __name__ == "__main__":'
+
+
+class WorkersStartedAtImport(Rule):
+    code = "TFP202"
+    name = "workers-started-at-import"
+    summary = "spawn or forkserver workers started (or the start method set) when the module is imported"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Reports the first place where a module starts a pool, a process or a process pool "
+        "executor, or calls `multiprocessing.set_start_method(...)` without `force=True`, while it "
+        "is being imported: at module level outside `if __name__ == \"__main__\":`, or in a "
+        "function that the module's top level calls, when those processes start with spawn or "
+        "forkserver. The start method is read from the code (`get_context(\"spawn\")`, "
+        "`set_start_method`, `mp_context=`), then `assume-start-method`, then `target-python` "
+        "(forkserver is the Linux default from Python 3.14). Fork, joblib's loky backend, Keras "
+        "data workers and notebooks (whose cells children never re-import) are not reported."
+    )
+    why_bad = (
+        "A spawn or forkserver child starts a fresh interpreter and re-imports the main module (as "
+        "`__mp_main__`) to find the worker function. Everything the module does at import runs "
+        "again in every child: its TensorFlow work (a model loaded per worker) and then the start "
+        "itself, which multiprocessing refuses in a child that is still bootstrapping (\"An attempt "
+        "has been made to start a new process before the current process has finished its "
+        "bootstrapping phase\"). A module-level `set_start_method(\"spawn\")` fails first: the child "
+        "already has the method set, so it raises `RuntimeError: context has already been set`. "
+        "The child dies, a `Pool` starts another one, and the program waits forever. The same "
+        "script works under Linux's fork default before Python 3.14 and hangs on 3.14, macOS and "
+        "Windows."
+    )
+    known_problems = (
+        "Only the first start is reported: guarding it usually guards the rest. A start method or "
+        "processes set up in another module (the package's `__init__`, an entry point) are not "
+        "seen; set `assume-start-method` when the program picks spawn or forkserver elsewhere. "
+        "`set_start_method` at the top of a library module (a package's `__init__.py`, a module "
+        "with relative imports and no `__main__` block) is TFP203's."
+    )
+    fix_safety = (
+        "The fix moves the module's statements from the first start to its end under "
+        "`if __name__ == \"__main__\":`. It is unsafe: that code no longer runs when the module is "
+        "imported by another module. It is offered only when nothing from there on is a "
+        "definition, a name that a function of the module reads, or an existing `__main__` block; "
+        "otherwise manual edit required."
+    )
+    evidence = (
+        "`set_start_method(\"spawn\")` and a `Pool` at module level with no main guard: every worker "
+        "dies re-importing the script (`RuntimeError: context has already been set`), the pool "
+        "keeps replacing them and `map` never returns (lost task). A module-level "
+        "`get_context(\"spawn\").Pool(...)`: the workers die starting a pool while bootstrapping, "
+        "same outcome. The guarded twin and the auto-fixed scenario return the right sums."
+    )
+    references = (
+        "https://docs.python.org/3/library/multiprocessing.html#multiprocessing-safe-main-import",
+        "https://docs.python.org/3/whatsnew/3.14.html#multiprocessing",
+        "https://github.com/DeepLabCut/DeepLabCut/issues/1362",
+        "https://github.com/brucechou1983/CheXNet-Keras/issues/56",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "mp.set_start_method('spawn')\n"
+            "with mp.Pool(2) as pool:\n"
+            "    print(pool.map(norm, range(4)))\n",
+            ("TFP202",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "with mp.Pool(2) as pool:\n"
+            "    print(pool.map(norm, range(4)))\n",
+            ("TFP202",),
+            config=(("target-python", "3.14"),),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "if __name__ == '__main__':\n"
+            "    mp.set_start_method('spawn')\n"
+            "    with mp.Pool(2) as pool:\n"
+            "        print(pool.map(norm, range(4)))\n"
+        ),
+        Example(  # fork (the Linux default before 3.14) does not re-import the module
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "with mp.Pool(2) as pool:\n"
+            "    print(pool.map(norm, range(4)))\n"
+        ),
+    )
+
+    def check_file(self, analysis: FileAnalysis):
+        if analysis.notebook:
+            return
+        candidates = []
+        for owner in analysis.owners.values():
+            if owner.value.kind not in _OWNERS or owner.value.detail == "os.fork" or owner.value.method == "loky":
+                continue
+            method, why = analysis.start_method(owner.value)
+            if method in REIMPORTING:
+                candidates.append((owner, method, why))
+        library = is_library_module(analysis)
+        calls = [c for c in set_start_method_calls(analysis) if c.method in REIMPORTING and not c.forced]
+        if not candidates and not calls:
+            return
+        walk = analysis.execution
+        found = []
+        for owner, method, why in candidates:
+            starts = [call for call in owner.fork_calls if walk.runs_on_import(call)]
+            if starts:
+                node = owner.construction if walk.runs_on_import(owner.construction) else starts[0]
+                found.append((node, self._owner_message(analysis, owner, node, method, why)))
+        if not library:
+            for call in calls:
+                if walk.runs_on_import(call.call):
+                    found.append((call.call, self._set_message(call)))
+        if not found:
+            return
+        node, message = min(found, key=lambda item: analysis.symbols.order_of_node.get(item[0], 0))
+        yield Report(node, message, fix=GuardTheRest(node))
+
+    def _owner_message(self, analysis: FileAnalysis, owner, node, method: str, why: str) -> str:
+        started = analysis.execution.started_before(node)
+        rerun = (f", its TensorFlow work included (line {analysis.line_of(started.call)}: {started.reason}),"
+                 if started is not None else "")
+        return (f"{owner.noun} started at import under {method}: each child re-imports this module, re-runs its "
+                f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
+                f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
+                f"{outcomes.assumption(None, method, why)}")
+
+    def _set_message(self, call) -> str:
+        return (f"{call.spelled} runs at import: each {call.method} child starts with the method already set, "
+                f"re-imports this module and dies here with `RuntimeError: context has already been set`, so no "
+                f"worker runs and a pool can wait forever; move it (and the code that starts processes) under "
+                f"`{_GUARD}`")

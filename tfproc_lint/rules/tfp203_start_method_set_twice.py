@@ -1,0 +1,147 @@
+"""TFP203: `set_start_method()` where the start method may already be set."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.start_methods import catches_runtime_error, is_library_module, set_start_method_calls
+from tfproc_lint.fixes.context_object import UseContextObject
+from tfproc_lint.rules.base import Example, Report, Rule
+
+_ERROR = "`RuntimeError: context has already been set`"
+
+
+class StartMethodSetTwice(Rule):
+    code = "TFP203"
+    name = "start-method-set-twice"
+    summary = "multiprocessing.set_start_method() where the start method may already be set"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Reports `multiprocessing.set_start_method(...)` without `force=True` where it can run when "
+        "the start method is already fixed: a second time (a function called from several places "
+        "or in a loop), after a pool, queue, lock, manager, started process or executor was made "
+        "with the default context (which fixes the method), after `get_start_method()` without "
+        "`allow_none=True` or `get_context()` without a method, and in a library module at import "
+        "(a package's `__init__.py` or a module with relative imports, without a `__main__` block). "
+        "The order follows TFP201's execution-order walk through the file's calls and control "
+        "flow. A call inside `try: ... except RuntimeError:` is not reported."
+    )
+    why_bad = (
+        "The global start method can be set once. The second `set_start_method` (or the first one "
+        "after the default context was used) raises " + _ERROR + ": typically on the second "
+        "call of a `train()` / `evaluate()` helper that \"makes sure\" of spawn, or after a `Queue` "
+        "made earlier. A library that sets it at import breaks every program that chose a method "
+        "first, and every spawned child, which starts with the method set and imports the library "
+        "again."
+    )
+    known_problems = (
+        "Calls in other modules (an entry point that sets the method, then imports this one) are "
+        "not seen. A function that is only an entry point of its own is assumed to run once."
+    )
+    fix_safety = (
+        "Safe where the setting is local: when the call is a statement of a function that makes "
+        "every process object of the file that uses the default context (pools, processes, queues, "
+        "locks, managers, executors) after it, the fix replaces it with `ctx = "
+        "multiprocessing.get_context(\"spawn\")` and makes those objects from `ctx` "
+        "(`ProcessPoolExecutor` gains `mp_context=ctx`). Code in other modules that relied on the "
+        "global method is not seen. Otherwise manual edit required: pass `force=True`, or set the "
+        "method once in the entry point."
+    )
+    evidence = (
+        "A helper that calls `set_start_method(\"spawn\")` and runs a spawn pool, called twice: the "
+        "second call raises `RuntimeError: context has already been set` in the parent. The same "
+        "helper asking for `multiprocessing.get_context(\"spawn\")` (the fixed twin and the auto-fixed "
+        "scenario) returns all four sums."
+    )
+    references = (
+        "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.set_start_method",
+        "https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods",
+        "https://github.com/djgroen/FabSim3/issues/201",
+        "https://github.com/facebookresearch/SlowFast/issues/204",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "def run(seeds):\n"
+            "    mp.set_start_method('spawn')\n"
+            "    with mp.Pool(2) as pool:\n"
+            "        return pool.map(norm, seeds)\n\n"
+            "if __name__ == '__main__':\n"
+            "    print(run([1, 2]), run([3, 4]))\n",
+            ("TFP203",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "if __name__ == '__main__':\n"
+            "    results = mp.Queue()\n"
+            "    mp.set_start_method('spawn')\n"
+            "    with mp.Pool(2) as pool:\n"
+            "        print(pool.map(norm, range(4)))\n",
+            ("TFP203",),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "def run(seeds):\n"
+            "    ctx = mp.get_context('spawn')\n"
+            "    with ctx.Pool(2) as pool:\n"
+            "        return pool.map(norm, seeds)\n\n"
+            "if __name__ == '__main__':\n"
+            "    print(run([1, 2]), run([3, 4]))\n"
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def norm(seed):\n"
+            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
+            "def run(seeds):\n"
+            "    try:\n"
+            "        mp.set_start_method('spawn')\n"
+            "    except RuntimeError:\n"
+            "        pass\n"
+            "    with mp.Pool(2) as pool:\n"
+            "        return pool.map(norm, seeds)\n\n"
+            "if __name__ == '__main__':\n"
+            "    print(run([1, 2]), run([3, 4]))\n"
+        ),
+    )
+
+    def check_file(self, analysis: FileAnalysis):
+        calls = [c for c in set_start_method_calls(analysis) if not c.forced]
+        if not calls:
+            return
+        walk = analysis.context_walk
+        library = is_library_module(analysis)
+        for call in calls:
+            if catches_runtime_error(analysis, call.call):
+                continue
+            earlier = walk.started_before(call.call)
+            if earlier is not None:
+                again = earlier.call is call.call
+                line = analysis.line_of(earlier.call)
+                why = "it already ran once" if again else f"line {line}: {earlier.reason}"
+                yield Report(
+                    call.call,
+                    f"{call.spelled} can run after the start method was fixed ({why}): it raises {_ERROR}; "
+                    "ask for multiprocessing.get_context(...) where the processes are made, or set the method "
+                    "once in the entry point",
+                    fix=UseContextObject(call),
+                    related=() if again else ((earlier.call, f"start method fixed here: {earlier.reason}"),),
+                )
+            elif library and analysis.execution.runs_on_import(call.call):
+                yield Report(
+                    call.call,
+                    f"{call.spelled} runs when this library module is imported: a program that already chose a "
+                    f"start method, and every spawned child (which starts with it set), gets {_ERROR}; leave it to "
+                    "the program's entry point, or ask for multiprocessing.get_context(...) where the processes "
+                    "are made",
+                )

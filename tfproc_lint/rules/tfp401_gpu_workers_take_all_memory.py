@@ -1,0 +1,248 @@
+"""TFP401: several worker processes run TensorFlow on a GPU and none limits its GPU memory."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
+from tfproc_lint.analysis.values import argument, keyword
+from tfproc_lint.analysis.walk import calls_in
+from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
+from tfproc_lint.rules.base import Example, Report, Rule
+
+_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+
+
+class GpuWorkersTakeAllMemory(Rule):
+    code = "TFP401"
+    name = "gpu-workers-take-all-memory"
+    summary = "several TensorFlow worker processes on a GPU, none of which limits its GPU memory"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Reports a pool, executor or joblib `Parallel` with more than one worker, or several "
+        "`Process`es (or one started in a loop), whose workers run TensorFlow (TFP201's test) when "
+        "the code uses a GPU and no worker limits its GPU memory. GPU use must be evident: a GPU "
+        "device string given to TensorFlow (`tf.device(\"/GPU:0\")`, "
+        "`tf.config.list_physical_devices(\"GPU\")`), a GPU query (`tf.test.is_gpu_available()`), "
+        "a project dependency on a GPU build (`tensorflow[and-cuda]`, `tensorflow-gpu` in "
+        "pyproject.toml, setup.cfg or requirements*.txt), or the `assume-gpu` option (`assume-gpu = "
+        "true` in `[tool.tfproc-lint]`, `--assume-gpu`), which turns the rule on for code that "
+        "shows no GPU of its own. A worker limits its memory with "
+        "`tf.config.experimental.set_memory_growth`, `set_logical_device_configuration` (a "
+        "`memory_limit`), `set_visible_devices`, `CUDA_VISIBLE_DEVICES` / "
+        "`TF_FORCE_GPU_ALLOW_GROWTH` (which also pin workers to the CPU), or TF1 `GPUOptions` "
+        "(`allow_growth`, `per_process_gpu_memory_fraction`), done in the worker's code, at import, "
+        "in the environment, or anywhere in a fork parent (inherited)."
+    )
+    why_bad = (
+        "By default TensorFlow maps nearly all memory of every visible GPU when its runtime starts in "
+        "a process. The first worker takes the GPU; the next ones fail with "
+        "`CUDA_ERROR_OUT_OF_MEMORY` or `ResourceExhaustedError` (or crawl with what is left), "
+        "depending on the sizes: a pool that works with one worker fails with two."
+    )
+    known_problems = (
+        "A memory limit anywhere the workers may inherit it silences the rule, even a "
+        "`CUDA_VISIBLE_DEVICES` that gives every worker the same GPU. Workers whose TensorFlow code "
+        "lives in another module, and a pool sized by a variable that is 1 at run time, are not "
+        "told apart. GPU use that the file does not show needs `assume-gpu`."
+    )
+    fix_safety = (
+        "The fix turns on memory growth for every GPU first thing in the pool's (or executor's) "
+        "`initializer` (creating `_init_gpu_memory` when there is none) or the `Process` target. It "
+        "is unsafe: each worker now allocates GPU memory as it goes, which fragments it and can be "
+        "slower, and a worker forked after the parent used the GPU cannot change the setting (the "
+        "fix is withdrawn then, since TFP402 would report it). TF1 sessions, joblib and Keras "
+        "workers: manual edit required."
+    )
+    evidence = (
+        "GPU scenarios (run only where a GPU exists, \"skipped: no GPU\" elsewhere): two spawn workers "
+        "that each hold a 4 GiB block on one GPU with the default memory policy (expected: the "
+        "second fails with ResourceExhaustedError); the same with memory growth in the initializer, "
+        "with a logical device memory limit, with one CUDA_VISIBLE_DEVICES per worker (two GPUs), "
+        "and the auto-fixed scenario (expected: ok). Reported by users: tensorflow/tensorflow#14231, "
+        "#47863; the TensorFlow GPU guide."
+    )
+    references = (
+        "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+        "https://github.com/tensorflow/tensorflow/issues/47863",
+        "https://github.com/tensorflow/tensorflow/issues/14231",
+        "https://github.com/openai/baselines/issues/70",
+    )
+    bad_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def embed(path):\n"
+            "    with tf.device('/GPU:0'):\n"
+            "        image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
+            "        return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(4) as pool:\n"
+            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
+            ("TFP401",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def embed(path):\n"
+            "    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
+            "    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(4) as pool:\n"
+            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
+            ("TFP401",),
+            config=(("assume-gpu", "true"),),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def grow():\n"
+            "    for gpu in tf.config.list_physical_devices('GPU'):\n"
+            "        tf.config.experimental.set_memory_growth(gpu, True)\n\n"
+            "def embed(path):\n"
+            "    with tf.device('/GPU:0'):\n"
+            "        image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
+            "        return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(4, initializer=grow) as pool:\n"
+            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
+        ),
+        Example(  # nothing shows a GPU: set assume-gpu to report such code
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def embed(path):\n"
+            "    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
+            "    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
+            "if __name__ == '__main__':\n"
+            "    with mp.get_context('spawn').Pool(4) as pool:\n"
+            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
+        ),
+    )
+
+    def check_file(self, analysis: FileAnalysis):
+        candidates: list[tuple[Owner, list[Owner]]] = []
+        single_processes: list[Owner] = []
+        order = analysis.symbols.order_of_node
+        for owner in sorted(analysis.owners.values(), key=lambda o: order.get(o.construction, 0)):
+            if owner.value.kind is Kind.THREADS or owner.value.detail == "os.fork":
+                continue
+            if owner.value.kind is not Kind.PROCESS and _worker_count(owner) == 1:
+                continue
+            if not analysis.tf.owner_runs_tensorflow(owner) or self._limited(analysis, owner):
+                continue
+            if owner.value.kind is not Kind.PROCESS or self._in_loop(analysis, owner):
+                candidates.append((owner, [owner]))
+            else:
+                single_processes.append(owner)
+        group = _running_together(analysis, single_processes)
+        if len(group) >= 2:
+            candidates.append((group[0], group))
+        if not candidates:
+            return
+        evidence = gpu_evidence(analysis)
+        if not evidence:
+            return
+        for owner, group in candidates:
+            yield self._report(analysis, owner, group, evidence)
+
+    def _report(self, analysis: FileAnalysis, owner: Owner, group: list[Owner], evidence: str) -> Report:
+        if owner.value.kind is not Kind.PROCESS:
+            count = _worker_count(owner)
+            who = f"{owner.noun} runs TensorFlow in {count or 'several'} worker processes"
+        elif len(group) > 1:
+            lines = ", ".join(str(analysis.line_of(o.construction)) for o in group)
+            who = f"{len(group)} processes (lines {lines}) run TensorFlow"
+        else:
+            who = "processes started in a loop run TensorFlow"
+        return Report(
+            owner.construction,
+            f"{who} on a GPU ({_evidence(evidence)}) and none limits its GPU memory: each maps nearly all memory "
+            "of every visible GPU, so the second can fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); "
+            "in each worker, before its first op, turn on tf.config.experimental.set_memory_growth for every GPU "
+            "(or set a memory_limit, or give each worker its own GPU with CUDA_VISIBLE_DEVICES)",
+            fix=TurnOnMemoryGrowth(group),
+        )
+
+    def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
+        """The process is made in a loop (or comprehension) of its function, and not joined in the
+        same iteration (`p.start(); p.join()` runs one process at a time)."""
+        function = analysis.enclosing_function_node(owner.construction)
+        for ancestor in analysis.ancestors(owner.construction):
+            if ancestor is function:
+                return False
+            if isinstance(ancestor, _LOOPS):
+                names = _bound_to(analysis, owner.construction)
+                return not any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
+                               and isinstance(call.func.value, cst.Name) and call.func.value.value in names
+                               for call in calls_in(ancestor))
+        return False
+
+    def _limited(self, analysis: FileAnalysis, owner: Owner) -> bool:
+        """Some limit reaches the workers: in their code, at import (spawned children re-import the
+        module), in the environment (inherited), or anywhere in a fork parent."""
+        limits = memory_limits(analysis)
+        if not limits:
+            return False
+        forked = analysis.start_method(owner.value)[0] == "fork"
+        in_workers = set(worker_nodes(analysis, owner))
+        walk = analysis.execution
+        return any(limit.environment or forked or limit.anchor in in_workers or walk.runs_on_import(limit.anchor)
+                   for limit in limits)
+
+
+def _running_together(analysis: FileAnalysis, processes: list[Owner]) -> list[Owner]:
+    """The first processes made in one function that can run at the same time: the earlier one is
+    not joined before the next one is made."""
+    order = analysis.symbols.order_of_node
+    by_function: dict = {}
+    for owner in processes:
+        by_function.setdefault(analysis.enclosing_function_node(owner.construction), []).append(owner)
+    for owners in by_function.values():
+        group = owners[:1]
+        for later in owners[1:]:
+            earlier = group[-1]
+            names = _bound_to(analysis, earlier.construction)
+            start, end = order.get(earlier.construction, 0), order.get(later.construction, 0)
+            joined = any(isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "join"
+                         and isinstance(site.node.func.value, cst.Name) and site.node.func.value.value in names
+                         and start < site.order < end for site in analysis.symbols.calls)
+            if joined:
+                break
+            group.append(later)
+        if len(group) >= 2:
+            return group
+    return []
+
+
+def _bound_to(analysis: FileAnalysis, call: cst.Call) -> set[str]:
+    """The names `name = Process(...)` binds."""
+    parent = analysis.ancestors(call)[0]
+    if isinstance(parent, cst.Assign):
+        return {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
+    return set()
+
+
+def _worker_count(owner: Owner) -> int | None:
+    """The number of workers when written as a literal; None when unknown (a CPU count, a variable)."""
+    call = owner.construction
+    if owner.value.detail == "keras workers":
+        node = keyword(call, "workers")
+    elif owner.value.kind is Kind.EXECUTOR:
+        node = argument(call, 0, "max_workers")
+    elif owner.value.kind is Kind.PARALLEL:
+        node = argument(call, 0, "n_jobs")
+    else:
+        node = argument(call, 0, "processes")
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value if node.evaluated_value > 0 else None
+    return None
+
+
+def _evidence(evidence: str) -> str:
+    if evidence.startswith("`"):
+        return evidence
+    return f"GPU assumed: {evidence}"

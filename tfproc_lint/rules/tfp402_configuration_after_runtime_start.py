@@ -1,0 +1,160 @@
+"""TFP402: `tf.config` settings that must come before the runtime starts, made after it."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.outcomes import with_article
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.settings import configuration_calls, forked_after_start, worker_calls
+from tfproc_lint.analysis.start_methods import catches_runtime_error
+from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
+from tfproc_lint.rules.base import Example, Report, Rule
+
+
+class ConfigurationAfterRuntimeStart(Rule):
+    code = "TFP402"
+    name = "configuration-after-runtime-start"
+    summary = "tf.config thread, device or memory setting made after TensorFlow's runtime started"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Reports `tf.config.threading.set_inter_op_parallelism_threads` / "
+        "`set_intra_op_parallelism_threads`, `tf.config.set_logical_device_configuration` (and "
+        "`experimental.set_virtual_device_configuration`), `tf.config.experimental.set_memory_growth` "
+        "and `tf.config.set_visible_devices` when they run after TensorFlow's runtime may have "
+        "started in the same process (the execution-order walk of TFP201: a session, an eager op, "
+        "a Keras model built, loaded or called, a device query that creates the devices, ...), "
+        "or in a worker forked from a parent that had started it (the pool's `initializer`, the "
+        "task, a `Process` target). A call that also runs before the runtime starts (a helper "
+        "called both before and after) is not reported: setting the same value again is accepted."
+    )
+    why_bad = (
+        "These settings are read once, when the runtime creates its thread pools and devices. "
+        "Afterwards TensorFlow refuses a new value with a `RuntimeError` (\"Intra op parallelism "
+        "cannot be modified after initialization\", \"Virtual devices cannot be modified after "
+        "being initialized\", \"Physical devices cannot be modified after being initialized\", "
+        "\"Visible devices cannot be modified after being initialized\"). A forked worker inherits "
+        "its parent's started runtime, so the typical \"one thread per worker\" initializer kills "
+        "every worker: a `Pool` replaces them forever and never returns, a `ProcessPoolExecutor` "
+        "raises `BrokenProcessPool`. Memory growth and visible devices only raise where a GPU is "
+        "present: the code passes on a laptop and fails on the GPU server."
+    )
+    known_problems = (
+        "Settings made in another module, or through a variable holding the function, are not "
+        "seen. A `try: ... except RuntimeError:` around the call (as in TensorFlow's GPU guide) "
+        "is still reported: the error is swallowed but the setting is lost."
+    )
+    fix_safety = (
+        "Safe: when the setting is a statement of its own (or the call of a function of this file "
+        "that only makes settings, called once) in the same block as the "
+        "statement where the runtime starts, the fix moves it just above that statement; the "
+        "statements it moves past must not bind what it reads or read the environment or the "
+        "configuration. Otherwise (the runtime starts in another function, at import, or in the "
+        "parent of a forked worker): manual edit required."
+    )
+    evidence = (
+        "After one eager op, `set_inter_op_parallelism_threads(1)`, `set_intra_op_parallelism_threads(1)` "
+        "and `set_logical_device_configuration` (two logical CPUs) each raise the RuntimeError in the "
+        "parent; the same three calls made before the first op take effect (1 inter-op and 1 "
+        "intra-op thread reported, two logical CPUs), and so do the auto-fixed scenarios. In a fork "
+        "`Pool`'s initializer after a parent op the RuntimeError kills every worker and `map` never "
+        "returns; in a fork `ProcessPoolExecutor`'s initializer the executor raises "
+        "`BrokenProcessPool`. Memory growth and visible devices after a GPU op are GPU scenarios "
+        "(skipped where no GPU exists)."
+    )
+    references = (
+        "https://www.tensorflow.org/api_docs/python/tf/config/threading/set_intra_op_parallelism_threads",
+        "https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth",
+        "https://www.tensorflow.org/api_docs/python/tf/config/set_logical_device_configuration",
+        "https://github.com/tensorflow/tensorflow/issues/57812",
+        "https://github.com/hunglc007/tensorflow-yolov4-tflite/issues/171",
+    )
+    bad_examples = (
+        Example(
+            "import tensorflow as tf\n\n"
+            "def main():\n"
+            "    scale = tf.reduce_max(tf.random.uniform((512, 512)))\n"
+            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n"
+            "    print(float(scale))\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n",
+            ("TFP402",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import tensorflow as tf\n\n"
+            "def one_thread():\n"
+            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n\n"
+            "def total(seed):\n"
+            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
+            "if __name__ == '__main__':\n"
+            "    print(float(tf.reduce_sum(tf.ones((512, 512)))))\n"
+            "    with mp.get_context('fork').Pool(2, initializer=one_thread) as pool:\n"
+            "        print(pool.map(total, range(4)))\n",
+            ("TFP201", "TFP402"),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import tensorflow as tf\n\n"
+            "def main():\n"
+            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n"
+            "    scale = tf.reduce_max(tf.random.uniform((512, 512)))\n"
+            "    print(float(scale))\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+        ),
+        Example(
+            "import tensorflow as tf\n\n"
+            "gpus = tf.config.list_physical_devices('GPU')\n"
+            "for gpu in gpus:\n"
+            "    tf.config.experimental.set_memory_growth(gpu, True)\n"
+            "print(tf.config.list_logical_devices('GPU'))\n"
+        ),
+    )
+
+    def check_file(self, analysis: FileAnalysis):
+        configs = dict(configuration_calls(analysis))
+        if not configs:
+            return
+        walk = analysis.execution
+        reported = set()
+        for call, name in configs.items():
+            started = walk.started_before(call)
+            if started is None or walk.also_reached_before_start(call) or walk.only_after_an_exception(call):
+                continue
+            reported.add(call)
+            line = analysis.line_of(started.call)
+            swallowed = catches_runtime_error(analysis, call)
+            effect = (f"it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)}"
+                      + (", which the `except` around it swallows, so the setting is lost" if swallowed else ""))
+            yield Report(
+                call,
+                f"`{analysis.code(call.func, 60)}()` runs after TensorFlow's runtime started (line {line}: "
+                f"{started.reason}): {effect}; make it before line {line}, first thing in the program",
+                fix=MoveBeforeRuntimeStart(call, started),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+            )
+        for owner, started in forked_after_start(analysis):
+            line = analysis.line_of(started.call)
+            in_worker = worker_calls(analysis, owner)
+            # The parent set the same thing before its runtime started: the worker may set the same value again.
+            set_in_parent = {configs[c] for c in configs if c not in in_worker and walk.also_reached_before_start(c)}
+            for call in in_worker:
+                name = configs.get(call)
+                if name is None or call in reported or name in set_in_parent:
+                    continue
+                reported.add(call)
+                yield Report(
+                    call,
+                    f"`{analysis.code(call.func, 60)}()` runs in {with_article(owner.noun)} worker forked after the "
+                    f"parent started TensorFlow's runtime (line {line}: {started.reason}): the child inherits the "
+                    f"started runtime, so it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
+                    "every worker (a Pool replaces the dead workers forever, an executor breaks); configure "
+                    f"in the parent before line {line}, or start the workers from "
+                    "multiprocessing.get_context(\"spawn\")",
+                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                )
+
+
+def _where(name: str) -> str:
+    return " on a machine with a GPU" if name in api.GPU_ONLY_CONFIGURATION else ""

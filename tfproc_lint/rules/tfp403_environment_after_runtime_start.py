@@ -1,0 +1,151 @@
+"""TFP403: an environment variable TensorFlow reads when its runtime starts, set after it started."""
+
+from __future__ import annotations
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.outcomes import with_article
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.settings import environment_settings, forked_after_start, worker_nodes
+from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
+from tfproc_lint.rules.base import Example, Report, Rule
+
+
+class EnvironmentAfterRuntimeStart(Rule):
+    code = "TFP403"
+    name = "environment-after-runtime-start"
+    summary = "CUDA_VISIBLE_DEVICES or a TF_* runtime variable set after TensorFlow's runtime started"
+    fix_availability = "sometimes"
+    what_it_does = (
+        "Reports `os.environ[...] = ...`, `os.environ.update(...)`, `os.environ.setdefault(...)` and "
+        "`os.putenv(...)` of `CUDA_VISIBLE_DEVICES`, `TF_FORCE_GPU_ALLOW_GROWTH`, `TF_GPU_ALLOCATOR`, "
+        "`TF_NUM_INTEROP_THREADS` or `TF_NUM_INTRAOP_THREADS` (keys written as literals, as a name "
+        "bound to one, or in a dict given to `update`) when they run after TensorFlow's runtime may "
+        "have started in the same process (TFP201's execution-order walk), or in a worker forked "
+        "from a parent that had started it. Setting them after `import tensorflow` but before the "
+        "first op is fine and not reported."
+    )
+    why_bad = (
+        "TensorFlow reads these variables once: CUDA when it initialises, the GPU allocator and the "
+        "thread pools when the runtime creates them. Set later, the value is silently ignored: "
+        "every worker meant to get \"its own GPU\" lands on the same GPUs (and maps their memory), "
+        "memory growth stays off, a thread limit does nothing. A forked worker inherits its "
+        "parent's started runtime, so setting them in its initializer is too late as well."
+    )
+    known_problems = (
+        "Listing physical devices (`tf.config.list_physical_devices(\"GPU\")`) initialises CUDA "
+        "without starting the runtime: a `CUDA_VISIBLE_DEVICES` set after it is ignored too, but "
+        "is not reported. Variables set in another module, or with a key computed at run time, are "
+        "not seen."
+    )
+    fix_safety = (
+        "Safe: when the assignment is a statement of its own (or the call of a function of this "
+        "file that only makes such settings, called once) in the same block as "
+        "the statement where the runtime starts, the fix moves it just above that statement, "
+        "provided the statements it moves past do not bind what it reads and do not read the "
+        "environment. Otherwise (the runtime started at import, in another function, or in the "
+        "parent of a forked worker): manual edit required."
+    )
+    evidence = (
+        "`TF_NUM_INTRAOP_THREADS=1` and `TF_NUM_INTEROP_THREADS=1` set with `os.environ.update` after "
+        "one eager op leave the process with as many threads as a fresh interpreter without them "
+        "(wrong result: the limit did nothing); set before `import tensorflow`, or after it but before "
+        "the first op (also the auto-fixed scenario), the thread count matches a fresh interpreter "
+        "started with them. `CUDA_VISIBLE_DEVICES` after a GPU op is a GPU scenario (skipped where no "
+        "GPU exists)."
+    )
+    references = (
+        "https://www.tensorflow.org/guide/gpu",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#env-vars",
+        "https://github.com/NVIDIA/DALI/issues/2014",
+        "https://github.com/pytorch/pytorch/issues/23544",
+    )
+    bad_examples = (
+        Example(
+            "import os\n"
+            "import tensorflow as tf\n\n"
+            "def main():\n"
+            "    probe = tf.reduce_sum(tf.ones((256, 256)))\n"
+            "    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
+            "    print(float(probe))\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n",
+            ("TFP403",),
+        ),
+        Example(
+            "import multiprocessing as mp\n"
+            "import os\n"
+            "import tensorflow as tf\n\n"
+            "def pin(gpu_ids):\n"
+            "    os.environ['CUDA_VISIBLE_DEVICES'] = str(gpu_ids.get())\n\n"
+            "def score(seed):\n"
+            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
+            "if __name__ == '__main__':\n"
+            "    model = tf.keras.models.load_model('ranker.keras')\n"
+            "    ids = mp.Queue()\n"
+            "    with mp.Pool(2, initializer=pin, initargs=(ids,)) as pool:\n"
+            "        print(pool.map(score, range(4)))\n",
+            ("TFP201", "TFP403"),
+        ),
+    )
+    good_examples = (
+        Example(
+            "import os\n"
+            "import tensorflow as tf\n\n"
+            "def main():\n"
+            "    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
+            "    probe = tf.reduce_sum(tf.ones((256, 256)))\n"
+            "    print(float(probe))\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+        ),
+        Example(
+            "import os\n\n"
+            "os.environ['CUDA_VISIBLE_DEVICES'] = '1'\n"
+            "import tensorflow as tf  # noqa: E402\n\n"
+            "print(tf.reduce_sum(tf.ones((256, 256))))\n"
+        ),
+    )
+
+    def check_file(self, analysis: FileAnalysis):
+        settings = environment_settings(analysis)
+        if not settings:
+            return
+        walk = analysis.execution
+        reported = set()
+        for setting in settings:
+            started = walk.started_before(setting.node)
+            if started is None or walk.also_reached_before_start(setting.node) \
+                    or walk.only_after_an_exception(setting.node):
+                continue
+            reported.add(setting.node)
+            line = analysis.line_of(started.call)
+            yield Report(
+                setting.node,
+                f"`{setting.spelled}` is set after TensorFlow's runtime started (line {line}: {started.reason}): "
+                f"{_effect(setting)}; set it before line {line} (before `import tensorflow` is safest)",
+                fix=MoveBeforeRuntimeStart(setting.node, started),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+            )
+        by_node = {setting.node: setting for setting in settings}
+        for owner, started in forked_after_start(analysis):
+            line = analysis.line_of(started.call)
+            in_worker = worker_nodes(analysis, owner)
+            set_in_parent = {key for s in settings if s.node not in in_worker
+                             and walk.also_reached_before_start(s.node) for key in s.keys}
+            for node in in_worker:
+                setting = by_node.get(node)
+                if setting is None or node in reported or set(setting.keys) <= set_in_parent:
+                    continue
+                reported.add(node)
+                yield Report(
+                    node,
+                    f"`{setting.spelled}` is set in {with_article(owner.noun)} worker forked after the parent started "
+                    f"TensorFlow's runtime (line {line}: {started.reason}), which the child inherits: "
+                    f"{_effect(setting)}; set it in the parent before line {line}, or start the "
+                    "workers from multiprocessing.get_context(\"spawn\")",
+                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                )
+
+
+def _effect(setting) -> str:
+    return api.RUNTIME_ENVIRONMENT[setting.keys[0]]
