@@ -27,6 +27,7 @@ class Scenario:
     timeout: float = 60.0
     gpus: int = 0  # GPUs the scenario needs; 0 = runs on CPU
     max_cpus: int = 0  # skipped on machines with more CPUs (a pool of one TF worker per CPU); 0 = any
+    quick: bool = False  # one of the pairs `--quick` runs: a bad scenario and its twin per rule
 
     @property
     def source(self) -> str:
@@ -81,6 +82,7 @@ def load(path: Path) -> Scenario:
         timeout=float(meta.get("timeout", 60)),
         gpus=int(meta.get("gpus", 0)),
         max_cpus=int(meta.get("max_cpus", 0)),
+        quick=bool(meta.get("quick", False)),
     )
 
 
@@ -109,6 +111,14 @@ def select(scenarios: list[Scenario], rules=None, names=None) -> list[Scenario]:
         if other in by_name and by_name[other] not in chosen:
             chosen.append(by_name[other])
     return chosen
+
+
+def quick_set(scenarios: list[Scenario]) -> list[Scenario]:
+    """What `--quick` runs when no rule or scenario is named: the scenarios marked `quick` (a bad one
+    and its twin for every rule), the GPU ones (skipped without a GPU, at no cost), and the ones their
+    expectations compare to."""
+    names = [s.name for s in scenarios if s.quick or s.gpus]
+    return select(scenarios, names=names)
 
 
 def compared_to(scenario: Scenario) -> str | None:

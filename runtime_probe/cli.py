@@ -30,9 +30,11 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
                         help="run the benchmark of the fixes (default: only with --quick or --full)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", dest="mode", action="store_const", const="quick",
-                      help="run the quick benchmark: one workload, one run per pattern (for tests)")
+                      help="a bad scenario and its twin per rule (unless --rules or --scenarios name "
+                      "others) and the quick benchmark: one workload, one run per pattern (for tests)")
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
-                      help="run the full benchmark: all workloads, 5 runs per pattern (README figures)")
+                      help="every scenario and the full benchmark: all workloads, 5 runs per pattern "
+                      "(README figures)")
     parser.add_argument("--timeout", type=float, help="hard time limit per scenario in seconds "
                         "(default: each scenario's own)")
     parser.add_argument("--idle", type=float, default=runner.IDLE_S,
@@ -88,7 +90,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     run_benchmark = args.benchmark if args.benchmark is not None else args.mode is not None
 
     started = time.monotonic()
-    chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
+    if args.mode == "quick" and not rules and not args.scenarios:
+        chosen = catalog.quick_set(all_scenarios)
+    else:
+        chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
     outdir = args.output.absolute()  # each scenario runs in a directory of its own
     outdir.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(outdir / "autofixed", ignore_errors=True)

@@ -1,4 +1,5 @@
-"""The runtime probe for real: every CPU scenario with TensorFlow, the lint loop, the quick benchmark.
+"""The runtime probe for real (`--quick`): a bad scenario and its twin per rule with TensorFlow, the lint
+loop, the quick benchmark. `make probe` runs every scenario.
 
 Slow (several minutes on 2 cores) and marked `probe`, but part of the default run: it is the proof
 that the rules are true.
@@ -21,7 +22,8 @@ from runtime_probe.benchmark import PATTERNS
 from runtime_probe.evidence import evidence, for_rule
 
 pytestmark = pytest.mark.probe
-RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP204", "TFP301", "TFP302", "TFP303")
+RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP202", "TFP203", "TFP204", "TFP301", "TFP302", "TFP303", "TFP402",
+         "TFP403")
 
 
 @pytest.fixture(scope="module")

@@ -398,3 +398,14 @@ def test_rules_are_selected_by_code_or_prefix():
     assert {s.rule for s in catalog.select(scenarios, rules=["TFP402"])} == {"TFP402"}
     # every GPU scenario belongs to a rule, so `--rules TFP4` on a GPU machine runs the GPU-memory ones
     assert all(s.rule.startswith("TFP") for s in scenarios if s.gpus)
+
+
+def test_quick_set_has_a_bad_and_a_fixed_scenario_for_every_rule():
+    scenarios = catalog.discover()
+    quick = catalog.quick_set(scenarios)
+    rules = {s.rule for s in scenarios}
+    for rule in rules:
+        kinds = {s.kind for s in quick if s.rule == rule}
+        assert kinds == {"bad", "fixed"}, (rule, kinds)
+    assert {s.name for s in scenarios if s.gpus} <= {s.name for s in quick}
+    assert len(quick) < len(scenarios) / 2

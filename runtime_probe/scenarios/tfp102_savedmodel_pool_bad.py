@@ -9,6 +9,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP102",
     "kind": "bad",
     "expect": {"outcome": "exception", "type": "AttributeError", "match": "Can't pickle local object", "where": "parent"},

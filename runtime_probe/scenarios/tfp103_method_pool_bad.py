@@ -7,6 +7,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP103",
     "kind": "bad",
     "expect": {"outcome": "exception", "type": "TypeError", "match": "cannot pickle", "where": "parent"},

@@ -11,7 +11,7 @@ from tensorflow.python.client import device_lib
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP201", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 40}
+PROBE = {"quick": True, "rule": "TFP201", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 40}
 
 SIZE = 768
 

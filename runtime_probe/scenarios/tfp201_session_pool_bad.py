@@ -6,7 +6,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP201", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 30}
+PROBE = {"quick": True, "rule": "TFP201", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 30}
 
 
 def matrix(seed):

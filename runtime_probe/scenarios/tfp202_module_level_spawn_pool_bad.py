@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP202", "kind": "bad", "expect": {"outcome": "lost task"}, "timeout": 40}
+PROBE = {"quick": True, "rule": "TFP202", "kind": "bad", "expect": {"outcome": "lost task"}, "timeout": 40}
 
 SIZE = 512
 

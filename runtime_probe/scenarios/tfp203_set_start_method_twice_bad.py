@@ -11,6 +11,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP203",
     "kind": "bad",
     "expect": {"outcome": "exception", "type": "RuntimeError", "match": "context has already been set",

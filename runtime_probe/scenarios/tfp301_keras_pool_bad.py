@@ -10,6 +10,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP301",
     "kind": "bad",
     "expect": {"outcome": "ok", "slower_than": {"scenario": "tfp301_keras_pool_fixed", "factor": 3}},

@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP301", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
+PROBE = {"quick": True, "rule": "TFP301", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 60}
 
 MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp301_keras.keras")
 model = None

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP302", "kind": "bad", "expect": {"outcome": "ok"}, "timeout": 150, "max_cpus": 8}
+PROBE = {"quick": True, "rule": "TFP302", "kind": "bad", "expect": {"outcome": "ok"}, "timeout": 150, "max_cpus": 8}
 
 MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp302_cpu_count_pool.keras")
 model = None

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP302", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 120}
+PROBE = {"quick": True, "rule": "TFP302", "kind": "fixed", "expect": {"outcome": "ok"}, "timeout": 120}
 
 MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp302_explicit_count.keras")
 WORKERS = 2

@@ -11,6 +11,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP303",
     "kind": "bad",
     "expect": {"outcome": "ok", "slower_than": {"scenario": "tfp303_chunked_pool_fixed", "factor": 3}},

@@ -9,6 +9,7 @@ import tensorflow as tf
 from runtime_probe.support import report
 
 PROBE = {
+    "quick": True,
     "rule": "TFP402",
     "kind": "bad",
     "expect": {"outcome": "exception", "type": "RuntimeError", "match": "Intra op parallelism cannot be modified after initialization", "where": "parent"},

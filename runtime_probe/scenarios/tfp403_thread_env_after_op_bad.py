@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP403", "kind": "bad", "expect": {"outcome": "wrong result"}, "timeout": 60}
+PROBE = {"quick": True, "rule": "TFP403", "kind": "bad", "expect": {"outcome": "wrong result"}, "timeout": 60}
 
 LIMITS = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1"}
 SIZE = 768
