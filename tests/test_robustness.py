@@ -309,7 +309,9 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     assert {"tfproc-lint", "tfproc-lint -j1", "ast.parse", "libcst parse", "lint_source"} <= names
     expected_files = len(list((ROOT / "fixtures" / "lint" / "TFP101").glob("*.py")))
     assert document["corpus"]["files"] == expected_files and not document["problems"]
-    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 3
+    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 4
+    single = [row["name"] for row in document["single_file"]]
+    assert single[:4] == ["one file", "python start", "import libcst", "imports"]
     assert "| what |" in result.stdout
 
 
