@@ -22,7 +22,7 @@ pytestmark = pytest.mark.precommit
 
 BAD = ROOT / "fixtures" / "lint" / "TFP101" / "bad_a3c_session_to_actors.py"
 GOOD = ROOT / "fixtures" / "lint" / "TFP101" / "good_a3c_session_to_actors.py"
-UNSAFE_FIX = ROOT / "fixtures" / "lint" / "mixed" / "bad_keras_fork_context_partial.py"  # TFP102 with an unsafe fix
+UNSAFE_FIX = ROOT / "fixtures" / "lint" / "TFP102" / "bad_keras_predict_pool_partial.py"  # TFP102 with an unsafe fix
 BAD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "bad_spawn_pool_cell_worker.ipynb"
 GOOD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "good_spawn_pool_cell_worker.ipynb"
 INSTALL_TIMEOUT = 300
@@ -221,7 +221,7 @@ def test_fix_hook_applies_safe_fixes_only_and_fails_on_what_remains(setup) -> No
     result = project.pre_commit("run", "tfproc-lint-fix", "--files", *names)
     assert result.returncode == 1, result.stdout
     assert "bad.py:52:22: TFP101" in result.stdout  # TFP101 has no automatic fix: the finding remains
-    assert "unsafe_fix.py:31:47: TFP102" in result.stdout and "[unsafe fix:" in result.stdout
+    assert "unsafe_fix.py:32:49: TFP102" in result.stdout and "[unsafe fix:" in result.stdout
     assert "files were modified by this hook" not in result.stdout
     assert {name: (project.path / name).read_bytes() for name in names} == before  # unsafe fix not applied
     result = project.pre_commit("run", "tfproc-lint-fix", "--files", "good.py")
