@@ -59,7 +59,8 @@ class LoadStateInWorker(FixBuilder):
                             if analysis.execution.started_before(c)), None)
             if started is not None:
                 return self.refuse(f"the forked workers would load it after the parent started TensorFlow "
-                                   f"(line {analysis.line_of(started.call)}), which TFP201 reports")
+                                   f"(line {analysis.line_of(started.call)}) and can hang; start the pool from "
+                                   'multiprocessing.get_context("spawn") first')
         loader = self._loader(analysis, sent)
         if loader is None:
             return self.refuse(f"`{sent.value}` is not made by one loader call (load_model, saved_model.load) "

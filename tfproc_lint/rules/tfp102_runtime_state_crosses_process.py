@@ -39,7 +39,9 @@ class RuntimeStateCrossesProcess(Rule):
         "and a loaded SavedModel `AttributeError: Can't pickle local object`, all in the parent. A "
         "Keras model sent to a fork pool hangs; under spawn it works but is rebuilt for every task "
         "(tens of tasks/s against hundreds with an initializer), and with an unregistered custom layer "
-        "both workers die and the pool never returns. The auto-fixed SavedModel scenario runs."
+        "both workers die and the pool never returns. The auto-fixed spawn SavedModel scenario (one load "
+        "per worker) runs; under fork the fix is refused, since forked workers that load the model after "
+        "the parent started TensorFlow can hang."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/14442",
