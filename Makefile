@@ -30,7 +30,7 @@ demo: $(VENV)/.linter-installed
 test: setup
 	$(BIN)/python -m pytest
 
-# The full probe and benchmark (about 25 minutes); README's figures come from docs/probe/.
+# The full probe and benchmark (about 40 minutes on 2 cores); README's figures come from docs/probe/.
 probe: setup
 	$(BIN)/tfproc-lint probe --full --output docs/probe
 
