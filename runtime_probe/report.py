@@ -161,6 +161,10 @@ BENCH_HEADER = ["pattern", "tasks/s", "start-up s", "parent RSS MiB", "worker RS
                 f"{END_TO_END_TASKS} tasks s (est.)"]
 
 
+# The comparisons README's prose makes: one state per worker against one per task, batching against not.
+RATIOS = (("init-spawn", "per-task"), ("chunked", "init-spawn"), ("batched", "sequential"))
+
+
 def verdicts(bench: dict) -> list[str]:
     """One plain sentence per workload: which pattern wins here."""
     lines = []
@@ -172,8 +176,10 @@ def verdicts(bench: dict) -> list[str]:
         text = f"{workload}: fastest is {PATTERNS[best]} ({rate[best]:,.0f} tasks/s)"
         if best_mp and best not in MULTIPROCESS:
             text += f", {rate[best] / rate[best_mp]:.1f}x the best multi-process pattern ({PATTERNS[best_mp]})"
-        text += f"; fastest for {END_TO_END_TASKS} tasks including start-up: {PATTERNS[summary['fastest_end_to_end']]}."
-        lines.append(text)
+        text += f"; fastest for {END_TO_END_TASKS} tasks including start-up: {PATTERNS[summary['fastest_end_to_end']]}"
+        text += "".join(f"; {PATTERNS[fast]} is {rate[fast] / rate[slow]:.0f}x {PATTERNS[slow]}"
+                        for fast, slow in RATIOS if rate.get(fast) and rate.get(slow))
+        lines.append(text + ".")
     return lines
 
 

@@ -14,14 +14,13 @@ from tfproc_lint.rules.base import Example, Report, Rule
 
 # Rows/s of the same model served three ways on 2 cores (one row = 64 floats, 2 spawn workers with an
 # initializer): one row per pool task, 64-row chunks per pool task, one process calling the model on
-# 64 rows at a time. runtime_probe's benchmark, patterns init-spawn, chunked and batched, medians of 3
-# runs of `python -c "from runtime_probe.bench_worker import main; main(['run', W, P, DIR, '2.0'])"`
-# on 2026-12-01 (TF 2.21 CPU, a shared 2-core machine). tests/test_opt_in_rules.py checks the
-# ratios against docs/probe/report.json (the full benchmark) for the patterns it holds.
+# 64 rows at a time. runtime_probe's benchmark, patterns init-spawn, chunked and batched: the medians
+# of the full run committed in docs/probe/report.json (`make probe`, 2026-12-01, TF 2.21 CPU, a shared
+# 2-core machine). tests/test_opt_in_rules.py checks them against that report.
 ROWS_PER_S = {
-    "graph": {"init-spawn": 2431, "chunked": 45667, "batched": 60763},
-    "keras": {"init-spawn": 1483, "chunked": 32463, "batched": 45762},
-    "savedmodel": {"init-spawn": 1529, "chunked": 34757, "batched": 32499},
+    "graph": {"init-spawn": 2025, "chunked": 47764, "batched": 56392},
+    "keras": {"init-spawn": 2157, "chunked": 40485, "batched": 40250},
+    "savedmodel": {"init-spawn": 1734, "chunked": 38953, "batched": 37597},
 }
 CHUNK_ROWS = 64
 MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
@@ -87,7 +86,7 @@ class RowAtATimeInference(Rule):
         "runtime_probe's benchmark serves the same model (4xDense(256) on rows of 64 floats, as a TF1 "
         "graph, a Keras model and a SavedModel) three ways on 2 cores: one row per task in a 2-worker "
         f"spawn pool with an initializer, {CHUNK_ROWS}-row chunks per task in the same pool, and one "
-        f"process with {CHUNK_ROWS} rows per call. Medians of 3 runs on a shared machine, rows/s "
+        f"process with {CHUNK_ROWS} rows per call. Medians of 5 runs of the full probe (`make probe`) on a shared machine, rows/s "
         + "; ".join(f"{workload}: {rates['init-spawn']:,} / {rates['chunked']:,} / {rates['batched']:,}"
                     for workload, rates in ROWS_PER_S.items())
         + ". The scenario tfp303_row_pool_bad (one row per task) must be slower than its chunked twin "
