@@ -86,7 +86,8 @@ class RowAtATimeInference(Rule):
         "runtime_probe's benchmark serves the same model (4xDense(256) on rows of 64 floats, as a TF1 "
         "graph, a Keras model and a SavedModel) three ways on 2 cores: one row per task in a 2-worker "
         f"spawn pool with an initializer, {CHUNK_ROWS}-row chunks per task in the same pool, and one "
-        f"process with {CHUNK_ROWS} rows per call. Medians of 5 runs of the full probe (`make probe`) on a shared machine, rows/s "
+        f"process with {CHUNK_ROWS} rows per call. Medians of 5 runs of the full probe (`make probe`) "
+        "on a shared machine, rows/s "
         + "; ".join(f"{workload}: {rates['init-spawn']:,} / {rates['chunked']:,} / {rates['batched']:,}"
                     for workload, rates in ROWS_PER_S.items())
         + ". The scenario tfp303_row_pool_bad (one row per task) must be slower than its chunked twin "
