@@ -23,8 +23,9 @@ benchmarks/one_file.py, 43 lines with one finding):
 
 and, in this process, `ast.parse` of every file (sources read beforehand) and `TFProcPlugin.run()`
 on every file (what the flake8 plugin itself costs). The worst case is timed in this process too:
-only the files that pass `tfproc_lint.analysis.prefilter.may_match`, a bare `libcst.parse_module`
-of each against `tfproc_lint.engine.lint_source` on each (parse, analysis, rules, positions and
+only the files that pass both stages of the pre-filter (`may_match` on the text, then
+`may_match_tree` on CPython's tree: the files LibCST parses), a bare `libcst.parse_module` of each
+against `tfproc_lint.engine.lint_source` on each (guard, parse, analysis, rules, positions and
 fixes of the findings).
 
 Usage:
@@ -179,6 +180,20 @@ def plugin_all(texts: list[tuple[str, str]]) -> None:
         list(TFProcPlugin(None, text.splitlines(keepends=True), path).run())
 
 
+def reaches_libcst(text: str) -> bool:
+    """Whether `engine.lint_source` parses the text with LibCST: it passes both pre-filter stages
+    (text that CPython cannot parse goes to LibCST, which reports the error)."""
+    from tfproc_lint.analysis.prefilter import may_match, may_match_tree
+
+    if not may_match(text):
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return may_match_tree(text, tree)
+
+
 def libcst_parse_all(texts: list[tuple[str, str]]) -> None:
     import libcst
 
@@ -267,7 +282,6 @@ def main(argv: list[str] | None = None) -> int:
     files = python_files(roots)
     if not files:
         raise SystemExit("lint_speed: no Python files under " + " ".join(roots))
-    from tfproc_lint.analysis.prefilter import may_match
     from tfproc_lint.source import SourceError, decode
 
     raw = [path.read_bytes() for path in files]
@@ -277,11 +291,15 @@ def main(argv: list[str] | None = None) -> int:
             texts.append((str(path), decode(data).text))
         except SourceError:
             pass
-    candidates = [(path, text) for path, text in texts if may_match(text)]
+    from tfproc_lint.analysis.prefilter import may_match
+
+    text_candidates = [(path, text) for path, text in texts if may_match(text)]
+    candidates = [(path, text) for path, text in text_candidates if reaches_libcst(text)]
     total_lines = sum(text.count("\n") for _, text in texts)
     candidate_lines = sum(text.count("\n") for _, text in candidates)
-    say(f"lint_speed: {len(files)} files ({total_lines} lines) under {' '.join(roots)}; "
-        f"{len(candidates)} pass the pre-filter ({candidate_lines} lines)")
+    screened = (f"{len(text_candidates)} pass the pre-filter's text stage, {len(candidates)} of them "
+                f"({candidate_lines} lines) also its syntax-tree stage")
+    say(f"lint_speed: {len(files)} files ({total_lines} lines) under {' '.join(roots)}; {screened}")
 
     cwd = tempfile.mkdtemp(prefix="lint_speed_")  # no pyproject.toml / setup.cfg to pick up
     try:
@@ -358,8 +376,7 @@ def main(argv: list[str] | None = None) -> int:
 
     worst_table = markdown([worst_parse, worst_lint], [("libcst parse", worst_parse)])
     report = [
-        (f"Corpus: {len(files)} files, {total_lines} lines ({', '.join(roots)}); "
-         f"{len(candidates)} files ({candidate_lines} lines) pass the pre-filter."),
+        f"Corpus: {len(files)} files, {total_lines} lines ({', '.join(roots)}); {screened}.",
         "",
         markdown(table_rows, [("ruff", ruff), ("ast.parse", parse)]),
         "",

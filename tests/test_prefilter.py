@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from expectations import expected, lint_fixtures
-from tfproc_lint.analysis.prefilter import may_match, may_match_bytes
+from expectations import expected, fixture_config, lint_fixtures
+from tfproc_lint import engine
+from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
 from tfproc_lint.rules.base import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = [p for p in lint_fixtures(ROOT) if p.name.startswith("bad_")]
 EXAMPLES = [example.code for rule in all_rules() for example in rule.bad_examples]
+# Every Python file we have that a rule may match: lint fixtures (bad, good, near-misses), the
+# probe's scenarios, the bundled examples.
+PYTHON = sorted([*(p for p in lint_fixtures(ROOT) if p.suffix == ".py"),
+                 *(ROOT / "runtime_probe" / "scenarios").rglob("*.py"), *(ROOT / "examples").rglob("*.py")])
 
 
 @pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
@@ -24,7 +30,31 @@ def test_every_bad_fixture_passes_the_prefilter(path: Path) -> None:
 
 @pytest.mark.parametrize("code", EXAMPLES)
 def test_every_bad_example_passes_the_prefilter(code: str) -> None:
-    assert may_match_bytes(code.encode()) and may_match(code)
+    assert may_match_bytes(code.encode()) and may_match(code) and may_match_tree(code, ast.parse(code))
+
+
+@pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
+def test_every_bad_fixture_passes_the_syntax_tree_stage(path: Path) -> None:
+    if path.suffix == ".ipynb":
+        pytest.skip("a notebook's program is checked in test_findings_do_not_depend_on_the_syntax_tree_stage")
+    source = path.read_text(encoding="utf-8")
+    assert may_match_tree(source, ast.parse(source))
+
+
+def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
+    """The second stage only skips work: every file gives the same findings without it."""
+    sources = [(path, path.read_text(encoding="utf-8")) for path in PYTHON]
+    sources = [(path, source) for path, source in sources if may_match(source)]
+    assert len(sources) > 100
+
+    def findings():
+        return [(str(path), [(d.line, d.code, d.message) for d in engine.lint_source(
+            source, str(path), fixture_config(source, str(path)))]) for path, source in sources]
+
+    staged = findings()
+    monkeypatch.setattr(engine, "may_match_tree", lambda source, tree: True)
+    assert findings() == staged
+    assert sum(1 for _, found in staged if found) > 50
 
 
 @pytest.mark.parametrize("source", [
@@ -46,6 +76,32 @@ def test_every_runtime_setting_is_a_prefilter_marker() -> None:
     for line in [*calls, *aliases, *settings]:
         source = f"import os\nimport tensorflow as tf\n{line}\n"
         assert may_match(source) and may_match_bytes(source.encode()), line
+        assert may_match_tree(source, ast.parse(source)), line
+
+
+@pytest.mark.parametrize("source", [
+    "from tensorflow.config.experimental import set_memory_growth as grow\ngrow(gpu, True)\n",
+    "import tensorflow.compat.v1 as v1\nsetter = v1.config.set_visible_devices\nsetter([], 'GPU')\n",
+    "import tensorflow as tf\nconfig = tf.config\nthreads = config.threading\n"
+    "threads.set_intra_op_parallelism_threads(2)\n",
+    "from os import environ as env\nimport tensorflow as tf\nenv['CUDA_VISIBLE_DEVICES'] = '0'\n",
+    "import os, tensorflow as tf\nos.environ.update(TF_FORCE_GPU_ALLOW_GROWTH='true')\n",
+    "import os, tensorflow as tf\nKEY = 'TF_GPU_ALLOCATOR'\nos.putenv(KEY, 'cuda_malloc_async')\n",
+])
+def test_settings_the_analysis_resolves_pass_the_syntax_tree_stage(source: str) -> None:
+    assert may_match(source) and may_match_tree(source, ast.parse(source))
+
+
+@pytest.mark.parametrize("source", [
+    # TensorFlow's own sources configure it through internal modules, which no rule reports.
+    "from tensorflow.python.framework import config\nconfig.set_logical_device_configuration(d, [])\n",
+    "import tensorflow as tf\nclass Context:\n    def set_memory_growth(self, dev, on):\n        pass\n",
+    "import os\nimport tensorflow as tf\n# docs: CUDA_VISIBLE_DEVICES picks the GPUs; see os.environ\n",
+    "import tensorflow as tf\nenviron = {}\nenviron['CUDA_VISIBLE_DEVICES'] = '0'\n",
+])
+def test_settings_that_cannot_resolve_stop_at_the_syntax_tree_stage(source: str) -> None:
+    assert may_match(source)
+    assert not may_match_tree(source, ast.parse(source))
 
 
 def test_a_tensorflow_setting_alone_passes() -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.prefilter import may_match
+from tfproc_lint.analysis.prefilter import may_match, may_match_tree
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
@@ -39,8 +39,12 @@ def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
     """LibCST's tree, and CPython's tree of the same source when CPython accepts it (the guard
     below builds it anyway; positions use it to find where statements start)."""
     syntax_tree = _refuse_deep_nesting(source)
+    return _parse_guarded(source), syntax_tree
+
+
+def _parse_guarded(source: str) -> cst.Module:
     try:
-        return cst.parse_module(source), syntax_tree
+        return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
         raise SourceError(_syntax_error(source, error)) from None
     except RecursionError:
@@ -108,7 +112,10 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
     rules = enabled_rules(config)
     if not rules:
         return []
-    module, syntax_tree = parse_with_syntax_tree(source)
+    syntax_tree = _refuse_deep_nesting(source)
+    if syntax_tree is not None and not may_match_tree(source, syntax_tree):
+        return []
+    module = _parse_guarded(source)
     try:
         return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook,
                             syntax_tree)

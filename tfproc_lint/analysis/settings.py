@@ -16,7 +16,7 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
-from tfproc_lint.analysis.walk import calls_in, child_nodes, iter_tree
+from tfproc_lint.analysis.walk import calls_in, iter_tree
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
@@ -49,12 +49,11 @@ def configuration_calls(analysis: "FileAnalysis") -> list[tuple[cst.Call, str]]:
 # environment variables -------------------------------------------------------------------------------
 def environment_settings(analysis: "FileAnalysis", keys=api.RUNTIME_ENVIRONMENT) -> list[EnvSetting]:
     found = []
-    for node, scope in _nodes_with_scopes(analysis):
-        setting = None
-        if isinstance(node, cst.Assign):
-            setting = _assigned(analysis, node, scope)
-        elif isinstance(node, cst.Call):
-            setting = _set_by_call(analysis, node, scope)
+    for site in _assignments_and_calls(analysis):
+        if isinstance(site.node, cst.Assign):
+            setting = _assigned(analysis, site.node, site.scope)
+        else:
+            setting = _set_by_call(analysis, site.node, site.scope)
         if setting is not None:
             chosen = tuple(k for k in setting.keys if k in keys)
             if chosen:
@@ -62,14 +61,11 @@ def environment_settings(analysis: "FileAnalysis", keys=api.RUNTIME_ENVIRONMENT)
     return found
 
 
-def _nodes_with_scopes(analysis: "FileAnalysis") -> Iterator[tuple[cst.CSTNode, Scope]]:
-    scope_of = analysis.symbols.scope_of_node
-    stack = [(analysis.module, analysis.symbols.module_scope)]
-    while stack:
-        node, scope = stack.pop()
-        scope = scope_of.get(node, scope)
-        yield node, scope
-        stack.extend((child, scope) for child in child_nodes(node))
+def _assignments_and_calls(analysis: "FileAnalysis") -> list:
+    """Every `x[k] = v` statement and every call, in source order, each once: where an environment
+    variable can be set. The symbol table has listed them already, with their scopes."""
+    stores = list({id(site.node): site for site in analysis.symbols.subscript_stores}.values())
+    return sorted(stores + analysis.symbols.calls, key=lambda site: site.order)
 
 
 def _is_environ(analysis: "FileAnalysis", node: cst.BaseExpression, scope: Scope) -> bool:
