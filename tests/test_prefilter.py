@@ -61,6 +61,9 @@ def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
     "import numpy as np\nprint(np.ones(3))\n",
     "import tensorflow as tf\nprint(tf.ones(3))\n",
     "import multiprocessing as mp\nmp.Pool(2).map(print, [1])\n",
+    # Keras data workers start only with the literal True, which the analysis requires too
+    "import keras\ndef fit(model, data, use_multiprocessing=False):\n"
+    "    return model.fit(data, workers=4, use_multiprocessing=use_multiprocessing)\n",
 ])
 def test_files_that_cannot_match_are_skipped(source: str) -> None:
     assert not may_match(source)

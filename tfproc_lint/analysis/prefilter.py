@@ -23,7 +23,8 @@ from tfproc_lint.analysis import api
 from tfproc_lint.analysis.names import canonical
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
-# `use_multiprocessing=` (Keras data workers), "fork" covers `os.fork()`.
+# `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
+# Keras's own `use_multiprocessing=use_multiprocessing` is not a candidate), "fork" covers `os.fork()`.
 _GROUPS = (("multiprocess", "concurrent", "billiard", "joblib", "loky", "pathos", "fork"), ("tensorflow", "keras"),
            ("Pool", "Process", "Queue", "Pipe", "get_context", "fork", "Parallel", "executor", "multiprocessing"))
 _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GROUPS)
@@ -42,11 +43,12 @@ _SETTING = re.compile(
 
 _PROCESS_MODULE = re.compile(
     r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
-    r"|\bfork\s*\(|\buse_multiprocessing\b"
+    r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
 )
 _MAKER = re.compile(
     r"\b(?:Pool|Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager|SyncManager|get_context"
-    r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)|\buse_multiprocessing\s*="
+    r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
+    r"|\buse_multiprocessing\s*=\s*True\b"
 )
 
 
