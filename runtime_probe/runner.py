@@ -103,9 +103,12 @@ def classify(run: ProcessRun) -> Observation:
         stopped = f"{how}, killed after {run.duration_s:.0f} s"
         if result is not None:
             obs.outcome, obs.detail = "hang", f"result printed but the process did not exit; {stopped}"
-        elif run.vanished:
-            obs.outcome, obs.vanished = "lost task", run.vanished
-            obs.detail = f"{len(run.vanished)} worker process(es) died, the parent kept waiting; {stopped}"
+        elif run.vanished or any(tb.died for tb in worker_errors):
+            # A worker seen to exit, or one whose exception ended it ("Process X:" above its
+            # traceback): a worker that dies within one sample of the tree is never seen to exit.
+            obs.outcome = "lost task"
+            obs.vanished = run.vanished or sorted({tb.died for tb in worker_errors if tb.died})
+            obs.detail = f"{len(obs.vanished)} worker process(es) died, the parent kept waiting; {stopped}"
             if worker_errors:
                 obs.detail += f"; worker error {worker_errors[-1].short_type}: {worker_errors[-1].message}"
         else:

@@ -28,6 +28,7 @@ class Traceback:
     message: str  # first line only
     in_worker: bool
     cause: Traceback | None = None  # the exception this one was raised `from`
+    died: str = ""  # the process this exception ended ("SpawnPoolWorker-1" from "Process ...:")
 
     @property
     def short_type(self) -> str:
@@ -59,12 +60,14 @@ def parse(stderr: str) -> list[Traceback]:
             caused_next = False
             continue
         header_above = lines[start - 1] if start else ""
+        died = re.fullmatch(r"Process (\S+):", header_above)
         tb = Traceback(
             type=match.group(1),
             message=(match.group(2) or "").strip(),
             in_worker=bool(WORKER_FRAMES.search("\n".join(lines[start:row])))
-            or re.fullmatch(r"Process \S+:", header_above) is not None,
+            or died is not None,
             cause=found[-1] if caused_next and found else None,
+            died=died.group(1) if died else "",
         )
         found.append(tb)
         caused_next = DIRECT_CAUSE in lines[row:end]

@@ -150,6 +150,38 @@ def test_worker_dying_inside_pool_map_is_a_lost_task(tmp_path):
     assert obs.leftovers == []
 
 
+def test_worker_that_dies_too_fast_to_be_sampled_is_a_lost_task_by_its_traceback(tmp_path):
+    """A spawn worker that cannot unpickle its task dies within one sample of the process tree;
+    the "Process X:" header above its traceback still says it ended (TFP204's notebook scenario)."""
+    obs = run(tmp_path, """
+        import multiprocessing as mp
+        import time
+
+        class Task:
+            def __reduce__(self):  # the worker fails while unpickling the task, as with a cell's function
+                return (_missing, ())
+
+        def _missing():
+            raise AttributeError("Can't get attribute 'row_norm' on <module '__main__'>")
+
+        if __name__ == "__main__":
+            with mp.get_context("spawn").Pool(1) as pool:
+                pool.map(print, [Task()])
+    """, idle_s=3)
+    assert obs.outcome == "lost task", obs
+    assert obs.vanished and "AttributeError" in obs.detail
+
+
+def test_a_killed_run_without_a_dead_worker_stays_a_hang() -> None:
+    traceback = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: boom\n"
+    killed = runner.ProcessRun(returncode=-9, stdout="", stderr=traceback, duration_s=9.0, killed="idle")
+    assert runner.classify(killed).outcome == "hang"
+    died = runner.ProcessRun(returncode=-9, stdout="", stderr="Process SpawnPoolWorker-1:\n" + traceback,
+                             duration_s=9.0, killed="idle")
+    obs = runner.classify(died)
+    assert (obs.outcome, obs.vanished) == ("lost task", ["SpawnPoolWorker-1"])
+
+
 def test_process_escaping_the_group_is_killed_and_reported(tmp_path):
     marker = f"escape-marker-{os.getpid()}"
     obs = run(tmp_path, f"""
