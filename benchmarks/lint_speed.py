@@ -180,13 +180,12 @@ def plugin_all(texts: list[tuple[str, str]]) -> None:
         list(TFProcPlugin(None, text.splitlines(keepends=True), path).run())
 
 
-def reaches_libcst(text: str) -> bool:
-    """Whether `engine.lint_source` parses the text with LibCST: it passes both pre-filter stages
-    (text that CPython cannot parse goes to LibCST, which reports the error)."""
-    from tfproc_lint.analysis.prefilter import may_match, may_match_tree
+def passes_tree_stage(text: str) -> bool:
+    """Whether `engine.lint_source` goes on to parse text that passed the text pre-filter with
+    LibCST: its syntax-tree stage lets it through (text CPython cannot parse goes to LibCST, which
+    reports the error)."""
+    from tfproc_lint.analysis.prefilter import may_match_tree
 
-    if not may_match(text):
-        return False
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -294,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     from tfproc_lint.analysis.prefilter import may_match
 
     text_candidates = [(path, text) for path, text in texts if may_match(text)]
-    candidates = [(path, text) for path, text in text_candidates if reaches_libcst(text)]
+    candidates = [(path, text) for path, text in text_candidates if passes_tree_stage(text)]
     total_lines = sum(text.count("\n") for _, text in texts)
     candidate_lines = sum(text.count("\n") for _, text in candidates)
     screened = (f"{len(text_candidates)} pass the pre-filter's text stage, {len(candidates)} of them "

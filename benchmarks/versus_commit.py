@@ -33,10 +33,10 @@ def main() -> int:
     args = parser.parse_args()
     paths = [os.path.abspath(p) for p in args.paths] if args.paths else [str(p) for p in default_roots(False)]
     earlier = tempfile.mkdtemp(prefix="versus_")
-    cwd = tempfile.mkdtemp(prefix="versus_cwd_")
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", earlier, args.commit], check=True)
     trees = {args.commit: earlier, "working tree": str(ROOT)}
     times: dict[tuple[str, str], list[float]] = {}
+    cwd = tempfile.mkdtemp(prefix="versus_cwd_")  # no project configuration to pick up
     try:
         for round_number in range(args.rounds):
             order = list(trees.items()) if round_number % 2 == 0 else list(trees.items())[::-1]

@@ -32,11 +32,11 @@ _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GR
 _SETTINGS = ("_parallelism_threads", "device_configuration", "set_memory_growth", "set_visible_devices",
              "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
+_SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
 # Confirmed by a `tf.config` setter's name (called, aliased or imported), or a variable next to
 # `os.environ`/`putenv`; `may_match_tree` then looks at how they resolve.
 _SETTING = re.compile(
-    r"\bset_(?:inter_op_parallelism_threads|intra_op_parallelism_threads|logical_device_configuration"
-    r"|virtual_device_configuration|memory_growth|visible_devices)\b"
+    rf"\b(?:{'|'.join(sorted(_SETTERS))})\b"
     r"|(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)[\s\S]*?(?:environ|putenv)"
     r"|(?:environ|putenv)[\s\S]*?(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)"
 )
@@ -68,7 +68,6 @@ def _makes_processes(source: str) -> bool:
 
 
 # second stage: CPython's syntax tree ----------------------------------------------------------------
-_SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)
 _ENVIRONMENT_ENTRIES = frozenset(name.rsplit(".", 1)[1] for name in (api.ENVIRON, api.PUTENV))
 _MAX_ALIAS_DEPTH = 8  # the analysis follows aliases to values.MAX_DEPTH (6)
 
