@@ -171,7 +171,7 @@ def test_diff_summary_counts_findings_without_a_fix(tmp_path) -> None:
     assert diff.stderr == "1 fix would be applied; 1 finding has no fix (manual edit required).\n"
     safe_only = run("check", "--diff", "job.py", "manual.py", cwd=tmp_path)
     assert safe_only.stdout == ""
-    assert safe_only.stderr == ("0 fixes would be applied; 1 more with --unsafe-fixes; "
+    assert safe_only.stderr == ("0 fixes would be applied (1 with --unsafe-fixes); "
                                 "1 finding has no fix (manual edit required).\n")
     (tmp_path / "manual2.py").write_text(MANUAL, encoding="utf-8")
     two = run("check", "--diff", "--unsafe-fixes", "manual.py", "manual2.py", cwd=tmp_path)

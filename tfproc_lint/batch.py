@@ -85,15 +85,18 @@ def _lint_text(task: tuple) -> FileResult:
     # The engine (LibCST and the rules, about 0.2 s to import) is imported by the first file that
     # passes the pre-filter: in each worker, while the others go on reading, and never for a run
     # in which no file can match.
-    from tfproc_lint.engine import lint_notebook, lint_source
+    from tfproc_lint.engine import lint_source
+    from tfproc_lint.fixing import plan_program, plan_source
 
     text, display, config, fix_edits = task
     result = FileResult(display)
     try:
         if isinstance(text, str):
             result.diagnostics = lint_source(text, display, config, fix_edits=fix_edits)
+            if any(d.fix for d in result.diagnostics):  # list exactly the fixes --fix would apply
+                result.diagnostics = plan_source(text, display, config)
         else:
-            result.diagnostics = lint_notebook(text, display, config)
+            result.diagnostics = plan_program(text, display, config)
     except SourceError as error:
         result.error = FileError(display, str(error))
     except Exception as error:  # noqa: BLE001 - report one file's bug, keep going

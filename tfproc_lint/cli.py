@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", "--output-format", dest="format", default="text",
                        help="text, full (with the source lines), json, sarif or github (default: text)")
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -123,8 +124,6 @@ def _check(args) -> int:
         raise UsageError(f"--format: expected one of {', '.join(FORMATS)}, got {args.format!r}")
     if args.diff and args.format != "text":
         raise UsageError("--diff prints a unified diff; it cannot be combined with --format")
-    if args.unsafe_fixes and not (args.fix or args.diff):
-        raise UsageError("--unsafe-fixes needs --fix or --diff")
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     _check_adoption_options(args)
@@ -144,7 +143,7 @@ def _check(args) -> int:
     else:
         results = batch.check_files(files, config, args.jobs, progress=progress,
                                     fix_edits=args.format in ("json", "sarif"))
-        run = Run(results)
+        run = Run(results, unsafe_fixes=args.unsafe_fixes)  # as Ruff: unsafe fixes shown as available
     console.done()
     run.results.extend(_error_result(error) for error in path_errors)
     run.results.sort(key=lambda result: result.path)

@@ -32,6 +32,9 @@ class Fix:
     title: str
     applicability: Applicability
     edits: tuple[Edit, ...] | None  # None: not computed (see engine.lint_source's fix_edits)
+    # Other findings this rewrite fixes too, as the engine compares findings across rewrites
+    # (code, message without lines and quoted code): a setting in forked workers, with the spawn fix.
+    also_fixes: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict:
         return {

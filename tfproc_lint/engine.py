@@ -163,7 +163,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
         if (rule.code, id(report.node)) not in seen:
             seen.add((rule.code, id(report.node)))
             unique.append((rule, report))
-    before = [(rule.code, report.message) for rule, report in unique]
+    before = [(rule.code, report.message, report) for rule, report in unique]
     diagnostics = []
     for rule, report in unique:
         fix, refusal = None, ""
@@ -190,8 +190,9 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
 
 def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str, before, fix_edits: bool,
                  verify_fixes: bool) -> tuple[Fix | None, str]:
-    """The report's fix, or None and why: no plan, or the rewritten module would not parse or
-    would have a finding that the original does not (spawn making inherited objects pickled)."""
+    """The report's fix, or None and why: no plan, or the rewritten module would not parse, would
+    have a finding that the original does not (spawn making inherited objects pickled), or would
+    lose a finding other than the one it fixes (an initializer that hides another task's build)."""
     builder = report.fix
     builder.refusal = ""
     plan = builder.plan(analysis)
@@ -202,32 +203,59 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
     after = replace_nodes(analysis.module, plan).code
     if after == source:
         return None, ""
+    also_fixes: tuple = ()
     if verify_fixes:
-        added = _added_findings(after, analysis, before, (rule.code, report.message))
-        if added:
-            code, line = added[0]
-            return None, f"the rewrite would add {code}" + (f" on line {line}" if line else "")
+        refusal, also_fixes = _rewrite_refusal(after, analysis, before, report)
+        if refusal:
+            return None, refusal
     edits = text_edits(source, after) if fix_edits else None
-    return Fix(builder.title, builder.applicability, edits), ""
+    return Fix(builder.title, builder.applicability, edits, also_fixes), ""
 
 
-def _added_findings(after: str, analysis: FileAnalysis, before, fixed) -> list[tuple[str, int]]:
-    """Findings of the rewritten module that the original does not have, as (code, line)."""
+def _rewrite_refusal(after: str, analysis: FileAnalysis, before, fixed: Report) -> tuple[str, tuple]:
+    """Why the rewritten module breaks the fix's promise ("" if it keeps it), and the other
+    findings it fixes. It breaks it if it does not parse, has a finding the original does not
+    have, or loses a finding it was not made for (anything else it silences is hidden). Findings
+    whose own fix is this very rewrite (one moved helper call that makes two settings), or that
+    follow from the fixed one (`Report.cause`: a setting in forked workers that a spawn context
+    fixes), are fixed with it."""
     try:
         found = lint_source(after, analysis.path, analysis.config, respect_noqa=False, verify_fixes=False,
                             notebook=analysis.notebook)
     except SourceError:
-        return [("a syntax error", 0)]
-    remaining = Counter(_comparable(code, message) for code, message in before)
-    remaining[_comparable(*fixed)] -= 1
-    added = []
+        return "the rewrite would not parse", ()
+    expected = Counter(_comparable(code, message) for code, message, report in before if report is not fixed)
+    remaining = expected.copy()
     for diagnostic in found:
-        key = _comparable(diagnostic.code, diagnostic.message.split(" (manual edit required")[0])
+        key = _comparable(diagnostic.code, without_refusal(diagnostic.message))
         if remaining[key] > 0:
             remaining[key] -= 1
         else:
-            added.append((diagnostic.code, diagnostic.line))
-    return added
+            return f"the rewrite would add {diagnostic.code} on line {diagnostic.line}", ()
+    also_fixes = []
+    for code, message, report in before:
+        key = _comparable(code, message)
+        if report is not fixed and remaining[key] > 0:
+            if report.cause is not None and report.cause in (fixed.node, fixed.cause) \
+                    or _same_rewrite(report, analysis, after):
+                remaining[key] -= 1
+                also_fixes.append(key)
+                continue
+            return f"the rewrite would hide {code} on line {analysis.line_of(report.node)} without fixing it", ()
+    return "", tuple(also_fixes)
+
+
+def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
+    if report.fix is None:
+        return False
+    report.fix.refusal = ""
+    plan = report.fix.plan(analysis)
+    return plan is not None and replace_nodes(analysis.module, plan).code == after
+
+
+def without_refusal(message: str) -> str:
+    """A finding's message without the "(manual edit required...)" the engine appends."""
+    return message.split(" (manual edit required")[0]
 
 
 def _comparable(code: str, message: str) -> tuple[str, str]:

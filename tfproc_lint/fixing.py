@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 from tfproc_lint.config import Config
-from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit
-from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, lint_program, lint_source, parse, read_source
+from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, Fix
+from tfproc_lint.engine import (
+    DEFAULT_CONFIG, SourceError, _comparable, lint_program, lint_source, parse, read_source, without_refusal,
+)
 from tfproc_lint.files import is_notebook
 from tfproc_lint.notebook import CellBoundaryError, Program, read_notebook, write_notebook
 
@@ -25,6 +29,7 @@ MAX_ROUNDS = 10
 class FixOutcome:
     source: str
     applied: list[Diagnostic] = field(default_factory=list)
+    # What `check` would list on the result: each fix is one the next `--fix` would apply.
     remaining: list[Diagnostic] = field(default_factory=list)
     # A notebook's changed code cells: (cell number, source before, source after).
     cells: list[tuple[int, str, str]] = field(default_factory=list)
@@ -59,25 +64,156 @@ def choose(diagnostics: list[Diagnostic], unsafe: bool) -> tuple[list[Diagnostic
     return chosen, edits
 
 
-def fix_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
-               unsafe: bool = False) -> FixOutcome:
-    outcome = FixOutcome(source)
-    diagnostics = lint_source(source, path, config, fix_edits=True)
+@dataclass
+class _Document:
+    """What the fix loop rewrites: a module's text, or a notebook's program."""
+
+    lint: Callable  # state -> diagnostics with fix edits
+    apply: Callable  # (state, edits) -> new state; raises SourceError or CellBoundaryError
+
+
+def _module_document(path: str, config: Config) -> _Document:
+    def apply(source: str, edits: list[Edit]) -> str:
+        candidate = apply_edits(source, edits)
+        parse(candidate)  # never write a file that does not parse
+        return candidate
+
+    return _Document(lambda source: lint_source(source, path, config, fix_edits=True), apply)
+
+
+def _program_document(path: str, config: Config) -> _Document:
+    def apply(program: Program, edits: list[Edit]) -> Program:
+        candidate = program.with_edits(edits)  # edits that leave their cell raise
+        parse(candidate.text)
+        return candidate
+
+    return _Document(lambda program: lint_program(program, path, config), apply)
+
+
+def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
+    """A finding as compared across rewrites (lines and quoted code left out, refusal dropped)."""
+    return _comparable(diagnostic.code, without_refusal(diagnostic.message))
+
+
+def _fix_loop(document: _Document, state, diagnostics: list[Diagnostic], unsafe: bool):
+    """Apply fixes in rounds; returns (state, applied, diagnostics of the final state).
+
+    Each fix was checked alone by the engine; a round that applies several is checked as a whole:
+    the result must have exactly the findings it had less the fixed ones (two rewrites can undo
+    each other). A round that breaks that applies only its first fix."""
+    applied: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
         chosen, edits = choose(diagnostics, unsafe)
         if not chosen:
             break
-        candidate = apply_edits(outcome.source, edits)
-        try:
-            parse(candidate)
-        except SourceError:
-            break  # never write a file that does not parse
-        if candidate == outcome.source:
+        step = _round(document, state, diagnostics, chosen, edits)
+        if step is None and len(chosen) > 1:
+            chosen = chosen[:1]
+            step = _round(document, state, diagnostics, chosen, list(chosen[0].fix.edits))
+        if step is None:
             break
-        outcome.source = candidate
-        outcome.applied.extend(chosen)
-        diagnostics = lint_source(candidate, path, config, fix_edits=True)
-    outcome.remaining = diagnostics
+        state, diagnostics, fixed = step
+        applied.extend(fixed)
+    return state, applied, diagnostics
+
+
+def _round(document: _Document, state, diagnostics, chosen, edits):
+    """(new state, its diagnostics, the findings fixed) if applying `edits` removes exactly the
+    chosen findings, and those whose fix is the same rewrite as a chosen one."""
+    try:
+        candidate = document.apply(state, edits)
+    except (SourceError, CellBoundaryError):
+        return None
+    if getattr(candidate, "text", candidate) == getattr(state, "text", state):
+        return None
+    fixed = _fixed_by(diagnostics, chosen)
+    after = document.lint(candidate)
+    expected = Counter(finding_key(d) for d in diagnostics) - Counter(finding_key(d) for d in fixed)
+    if Counter(finding_key(d) for d in after) != expected:
+        return None
+    return candidate, after, fixed
+
+
+def _fixed_by(diagnostics: list[Diagnostic], chosen: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings a round fixes: the chosen ones, those whose fix is the same rewrite, and those
+    the engine found fixed with a chosen rewrite (`Fix.also_fixes`), marked as such."""
+    rewrites = {d.fix.edits for d in chosen}
+    along = Counter(key for d in chosen for key in d.fix.also_fixes)
+    fixed = []
+    for diagnostic in diagnostics:
+        if any(diagnostic is c for c in chosen) or (diagnostic.fix is not None and diagnostic.fix.edits in rewrites):
+            fixed.append(diagnostic)
+        elif along[finding_key(diagnostic)] > 0:
+            along[finding_key(diagnostic)] -= 1
+            by = next(c for c in chosen if finding_key(diagnostic) in c.fix.also_fixes)
+            fixed.append(replace(diagnostic, fix=Fix(f"comes with the {by.code} fix on line {by.line}",
+                                                     by.fix.applicability, ())))
+    return fixed
+
+
+def plan(document: _Document, state, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """`diagnostics` (of `state`) with the fixes the fix loop would apply, and only those: what
+    `check` lists is what `--fix` (safe fixes) and `--fix --unsafe-fixes` do, including fixes that
+    become possible only after another fix; a listed fix the loop would not apply is withdrawn with
+    the reason."""
+    if not any(d.fix for d in diagnostics):
+        return diagnostics
+    _, safe, final = _fix_loop(document, state, diagnostics, unsafe=False)
+    everything = safe
+    if any(d.fix and d.fix.applicability is Applicability.UNSAFE for d in diagnostics) or any(d.fix for d in final):
+        _, everything, final = _fix_loop(document, state, diagnostics, unsafe=True)
+    safe_keys = Counter(finding_key(d) for d in safe)
+    all_keys = Counter(finding_key(d) for d in everything)
+    by_key = {}
+    for d in everything:
+        by_key.setdefault(finding_key(d), []).append(d)
+    refusals = {finding_key(d): d.message for d in final if d.fix is None and d.message != without_refusal(d.message)}
+    planned = []
+    for diagnostic in diagnostics:
+        key = finding_key(diagnostic)
+        fix = None
+        if all_keys[key] > 0:
+            all_keys[key] -= 1
+            applied = by_key[key].pop(0)
+            fix = diagnostic.fix if diagnostic.fix is not None and diagnostic.fix.title == applied.fix.title else \
+                Fix(applied.fix.title, applied.fix.applicability, None)  # possible only after another fix
+            if fix.applicability is Applicability.SAFE:
+                if safe_keys[key] > 0:
+                    safe_keys[key] -= 1
+                else:  # a safe fix that applies only after an unsafe one
+                    fix = Fix(fix.title, Applicability.UNSAFE, fix.edits)
+        planned.append(_with_fix(diagnostic, fix, refusals.get(key)))
+    return planned
+
+
+def _with_fix(diagnostic: Diagnostic, fix: Fix | None, refused_message: str | None) -> Diagnostic:
+    if fix is not None:
+        return replace(diagnostic, fix=fix, message=without_refusal(diagnostic.message))
+    if diagnostic.fix is None:
+        return diagnostic
+    reason = refused_message[len(without_refusal(refused_message)):] if refused_message else \
+        " (manual edit required: another fix rewrites this code first)"
+    return replace(diagnostic, fix=None, message=without_refusal(diagnostic.message) + reason)
+
+
+def plan_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG) -> list[Diagnostic]:
+    """What `check` lists for a module: its findings, each with the fix `--fix` would apply."""
+    document = _module_document(path, config)
+    return plan(document, source, document.lint(source))
+
+
+def plan_program(program: Program, path: str, config: Config = DEFAULT_CONFIG) -> list[Diagnostic]:
+    """The same for a notebook's program, positioned per cell."""
+    document = _program_document(path, config)
+    return [program.to_cells(d) for d in plan(document, program, document.lint(program))]
+
+
+def fix_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
+               unsafe: bool = False) -> FixOutcome:
+    document = _module_document(path, config)
+    outcome = FixOutcome(source)
+    outcome.source, outcome.applied, final = _fix_loop(document, source, document.lint(source), unsafe)
+    outcome.remaining = plan(document, outcome.source, final)
     return outcome
 
 
@@ -100,23 +236,9 @@ def fix_program(program: Program, path: str, config: Config = DEFAULT_CONFIG,
                 unsafe: bool = False) -> tuple[Program, list[Diagnostic], list[Diagnostic]]:
     """A notebook's program after its fixes, each applied within its cell (a fix that would span
     cells is never offered): (program, applied, remaining findings with program positions)."""
-    applied: list[Diagnostic] = []
-    diagnostics = lint_program(program, path, config)
-    for _ in range(MAX_ROUNDS):
-        chosen, edits = choose(diagnostics, unsafe)
-        if not chosen:
-            break
-        try:
-            candidate = program.with_edits(edits)
-            parse(candidate.text)
-        except (CellBoundaryError, SourceError):
-            break  # never write cells that do not parse, nor edits that leave their cell
-        if candidate.text == program.text:
-            break
-        program = candidate
-        applied.extend(chosen)
-        diagnostics = lint_program(program, path, config)
-    return program, applied, diagnostics
+    document = _program_document(path, config)
+    program, applied, final = _fix_loop(document, program, document.lint(program), unsafe)
+    return program, applied, plan(document, program, final)
 
 
 def fix_notebook_file(path: Path, config: Config = DEFAULT_CONFIG, unsafe: bool = False,

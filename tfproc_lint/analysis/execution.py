@@ -70,8 +70,10 @@ class _Frame:
 class ExecutionWalk:
     def __init__(self, analysis: "FileAnalysis", detect=None) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
-        (default: TensorFlow's runtime, `TensorFlowUsage.initialises_runtime`)."""
+        (default: TensorFlow's runtime, `TensorFlowUsage.initialises_runtime`; only then are a
+        pool's tasks walked from the state its initializer leaves in the worker)."""
         self.analysis = analysis
+        self.follows_initializers = detect is None
         self.usage = analysis.tf
         self.detect = detect or self.usage.initialises_runtime
         self.classifier = analysis.classifier
@@ -129,6 +131,14 @@ class ExecutionWalk:
         self.after_import = on_import
         guards = [s for s in module.body if is_main_guard(s)]
         self._with_function_frame(lambda: self.block(guards, on_import, False, 0))
+        if self.follows_initializers:
+            # A pool's worker runs its initializer, then its tasks: what the initializer started
+            # precedes every task (a setting in a task comes too late).
+            for initializer, tasks in self.analysis.initialized_tasks():
+                after = self.function(initializer, on_import, False, depth=1)
+                if isinstance(after, RuntimeStart):
+                    for task in tasks:
+                        self.function(task, after, False, depth=1)
         # Functions the module's own flow never reaches may be entry points of their own.
         reached = {key[0] for key in self._summaries}
         for info in self.analysis.symbols.functions.values():

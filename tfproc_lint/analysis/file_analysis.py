@@ -181,6 +181,28 @@ class FileAnalysis:
                 owner.fork_calls.append(owner.construction)
         return owners
 
+    def initialized_tasks(self) -> list[tuple[FunctionInfo, list[FunctionInfo]]]:
+        """(initializer, tasks) of each pool or executor of this file whose initializer and tasks
+        are functions of this file: its workers run the initializer, then the tasks."""
+        found = []
+        for owner in self.owners.values():
+            if owner.value.kind not in (Kind.POOL, Kind.EXECUTOR):
+                continue
+            initializer, tasks = None, []
+            for crossing in owner.crossings:
+                if crossing.callable is None:
+                    continue
+                worker = self.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+                if worker.function is None or worker.kind != "function":
+                    continue
+                if crossing.call is owner.construction and crossing.route.endswith("(initargs=...)"):
+                    initializer = worker.function
+                elif worker.function not in tasks:
+                    tasks.append(worker.function)
+            if initializer is not None and tasks:
+                found.append((initializer, tasks))
+        return found
+
     def _fork_child(self, site: CallSite) -> Owner:
         """`pid = os.fork()`: the child runs the `if pid == 0:` branch, or else what follows."""
         call = site.node

@@ -24,6 +24,7 @@ import libcst as cst
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
+from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
@@ -38,15 +39,25 @@ _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, 
 class MoveStateToInitializer(FixBuilder):
     applicability = Applicability.UNSAFE
 
-    def __init__(self, owner: Owner, function: FunctionInfo, builders: list[cst.Call]) -> None:
+    def __init__(self, owner: Owner, function: FunctionInfo, builders: list[cst.Call],
+                 other_building_tasks: list[str] = ()) -> None:
         self.owner = owner
         self.function = function
         self.builders = builders  # the calls that build state on every task
+        self.other_building_tasks = list(other_building_tasks)  # of the same pool, as written
         pool = "ProcessPoolExecutor" if owner.value.kind is Kind.EXECUTOR else "Pool"
         self.title = f"build the state once per worker in a new {pool}(initializer=...)"
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         info, node = self.function, self.function.node
+        existing = argument(self.owner.construction, 1 if self.owner.value.kind is Kind.POOL else 2, "initializer")
+        if existing is not None and not (isinstance(existing, cst.Name) and existing.value == "None"):
+            return self.refuse(f"the pool has an initializer already (`{analysis.code(existing, 30)}`): "
+                               "move the build into it")
+        if self.other_building_tasks:
+            others = ", ".join(f"`{name}`" for name in self.other_building_tasks)
+            return self.refuse(f"{others} of the same pool also build{'s' * (len(self.other_building_tasks) == 1)} "
+                               "state on every task: one initializer has to build for every task")
         if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
             return self.refuse("the task is a method or a nested function")
         if not used_only_by(analysis, node.name.value, self.owner):

@@ -33,11 +33,19 @@ class Run:
             self.unsafe_fixes or d.fix.applicability is Applicability.SAFE))
 
     @property
+    def safe_fixable(self) -> int:
+        """Remaining findings that `--fix` would fix."""
+        return sum(1 for d in self.diagnostics if d.fix and d.fix.applicability is Applicability.SAFE)
+
+    @property
+    def fixable_with_unsafe(self) -> int:
+        """Remaining findings that `--fix --unsafe-fixes` would fix (a total, safe ones included)."""
+        return sum(1 for d in self.diagnostics if d.fix)
+
+    @property
     def hidden_unsafe(self) -> int:
-        """Remaining findings fixable only with --unsafe-fixes."""
-        if self.unsafe_fixes:
-            return 0
-        return sum(1 for d in self.diagnostics if d.fix and d.fix.applicability is Applicability.UNSAFE)
+        """How many more `--unsafe-fixes` would fix, when it is not given."""
+        return 0 if self.unsafe_fixes else self.fixable_with_unsafe - self.safe_fixable
 
 
 def relative_path(path: str, cwd: str | None = None) -> str:

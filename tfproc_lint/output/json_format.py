@@ -27,7 +27,7 @@ def render(run: Run, colour=None) -> str:
             "files_with_errors": len(run.errors),
             "fixed": run.fixed,
             "fixable": run.fixable,
-            "fixable_with_unsafe_fixes": run.hidden_unsafe,
+            "fixable_with_unsafe_fixes": run.fixable_with_unsafe,
         },
     }
     return json.dumps(document, indent=2) + "\n"

@@ -24,6 +24,9 @@ class Report:
     message: str
     fix: FixBuilder | None = None
     related: tuple[tuple[cst.CSTNode, str], ...] = ()  # (node, "TensorFlow runtime started here")
+    # The node whose finding this one follows from (a forked pool, for a setting its workers make
+    # too late): a rewrite that fixes that finding may fix this one with it.
+    cause: cst.CSTNode | None = None
 
 
 @dataclass(frozen=True)

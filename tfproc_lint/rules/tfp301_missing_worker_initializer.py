@@ -8,7 +8,7 @@ from tfproc_lint.analysis import api
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
-from tfproc_lint.analysis.routes import has_initializer, one_task_per_child
+from tfproc_lint.analysis.routes import one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, child_nodes, iter_tree
@@ -29,9 +29,11 @@ class MissingWorkerInitializer(Rule):
         "Checks the callable given to a process pool (`Pool.map`/`apply_async`/..., "
         "`ProcessPoolExecutor.submit`/`map`) for statements that build TensorFlow state on every "
         "call (a `tf.Graph`, a session, `load_model`, `tf.saved_model.load`, a Keras model build), "
-        "directly or through a helper in the same file, when the pool has no `initializer=` and one "
-        "build per worker would serve every task: what is built does not depend on the task's data, "
-        "the task does not train it, and the pool runs more tasks than it has workers."
+        "directly or through a helper in the same file, when one build per worker would serve every "
+        "task: what is built does not depend on the task's data, the task does not train it, and the "
+        "pool runs more tasks than it has workers. Each task is judged on its own code: a pool's "
+        "`initializer=` that builds something else (or builds for another task) does not stop a "
+        "task's own per-task build."
     )
     why_bad = (
         "Each task pays the full build: graph construction, weight loading, runtime warm-up. In the "
@@ -51,7 +53,12 @@ class MissingWorkerInitializer(Rule):
         "in module globals, and adds `initializer=` to the pool. It is unsafe: state built once is "
         "now shared by the tasks of a worker (a task that mutates it affects the next), the "
         "initializer runs in every worker at start-up, and the function no longer works outside "
-        "the pool without calling the initializer. Otherwise: manual edit required."
+        "the pool without calling the initializer. Not offered (manual edit required) when the pool "
+        "has an initializer already (the build belongs in it), when another task of the same pool "
+        "also builds per task (one initializer has to serve them all), or when a statement before "
+        "the build reads the task (a per-task `CUDA_VISIBLE_DEVICES` must stay before the load). "
+        "Like every fix, the rewrite is analysed again: a setting left in the task that would now run "
+        "after the initializer started the runtime (TFP402, TFP403) withdraws it."
     )
     evidence = (
         "A Keras model loaded per task and a TF1 graph and session built per task return the same "
@@ -105,35 +112,54 @@ class MissingWorkerInitializer(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
+        builders = _builds_per_task(crossing, analysis)
+        if not builders:
+            return
         owner = crossing.owner
-        if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
-            return
-        if crossing.route.endswith("(initargs=...)") or not isinstance(owner.origin, cst.Call):
-            return
-        if has_initializer(owner.origin, owner.kind) or one_task_per_child(owner.origin, owner.kind):
-            return
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-        if worker.function is None or worker.kind not in ("function", "method"):
-            return
-        builders = per_task_builders(analysis, worker.function)
-        if not builders or _trains(worker.function):
-            return  # nothing built per task, or the task trains what it builds (the build is the work)
-        derived = derived_names(worker.function.node)
-        if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
-            return  # what is built comes from the task: one per worker could not serve every task
-        pool_owner = analysis.owners.get(owner.origin)
-        if pool_owner is not None and _one_task_per_worker(analysis, pool_owner):
-            return
         builder = builders[0]
         pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
+        pool_owner = analysis.owners.get(owner.origin)
+        fix = None
+        if worker.kind == "function" and pool_owner is not None:
+            # The other tasks of this pool that build per task: one initializer has to serve them all.
+            others = [c for c in pool_owner.crossings if c is not crossing and c.callable is not None
+                      and _builds_per_task(c, analysis)]
+            fix = MoveStateToInitializer(pool_owner, worker.function, builders,
+                                         [analysis.code(c.callable, 30) for c in others])
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
             f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): build it once per worker "
             f"with {pool}(initializer=...), one build per worker instead of one per task",
-            fix=MoveStateToInitializer(analysis.owners[owner.origin], worker.function, builders)
-            if worker.kind == "function" and owner.origin in analysis.owners else None,
+            fix=fix,
         )
+
+
+def _builds_per_task(crossing, analysis) -> list[cst.Call]:
+    """The calls by which this crossing's task builds TF state on every task, where one build per
+    worker would serve every task; [] otherwise. A pool's initializer is no proof that its tasks
+    stopped building: each task is judged on its own code."""
+    owner = crossing.owner
+    if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
+        return []
+    if crossing.route.endswith("(initargs=...)") or not isinstance(owner.origin, cst.Call):
+        return []
+    if one_task_per_child(owner.origin, owner.kind):
+        return []
+    worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+    if worker.function is None or worker.kind not in ("function", "method"):
+        return []
+    builders = per_task_builders(analysis, worker.function)
+    if not builders or _trains(worker.function):
+        return []  # nothing built per task, or the task trains what it builds (the build is the work)
+    derived = derived_names(worker.function.node)
+    if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
+        return []  # what is built comes from the task: one per worker could not serve every task
+    pool_owner = analysis.owners.get(owner.origin)
+    if pool_owner is not None and _one_task_per_worker(analysis, pool_owner):
+        return []
+    return builders
 
 
 def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.Call]:

@@ -153,6 +153,7 @@ class ConfigurationAfterRuntimeStart(Rule):
                     f"in the parent before line {line}, or start the workers from "
                     "multiprocessing.get_context(\"spawn\")",
                     related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                    cause=owner.construction,
                 )
 
 

@@ -144,6 +144,7 @@ class EnvironmentAfterRuntimeStart(Rule):
                     f"{_effect(setting)}; set it in the parent before line {line}, or start the "
                     "workers from multiprocessing.get_context(\"spawn\")",
                     related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                    cause=owner.construction,
                 )
 
 
