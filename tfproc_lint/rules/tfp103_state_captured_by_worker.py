@@ -19,13 +19,17 @@ class StateCapturedByWorker(Rule):
         "Checks the process target or pool callable: a bound method whose object holds a session or "
         "model in an attribute set while it is constructed (`Process(target=self.run)` with "
         "`self.sess = tf.compat.v1.Session()` in `__init__`), or a closure or lambda whose enclosing "
-        "function holds one."
+        "function holds one; sent with the standard pickler, also a closure or lambda that uses a "
+        "module-level global holding one (`executor.submit(lambda x: model.predict(x), x)`)."
     )
     why_bad = (
         "The state travels implicitly. Pickling a bound method pickles its whole object, so a pool "
         "(or spawn) fails on the session inside it, or serialises the whole Keras model for every "
         "task; closures and lambdas cannot be pickled at all. Under fork, a `Process` target is not "
         "pickled: the child inherits the object and hangs on the first use of the session or model."
+        " A lambda or closure never pickles with pickle, whatever it uses: the task fails "
+        "(`Can't pickle local object`, a `PicklingError` for a lambda made at module level), even "
+        "under fork, since pools and executors pickle every task."
     )
     known_problems = (
         "Only attributes assigned in `__init__` (and the methods it calls) count, since those run "
@@ -37,8 +41,10 @@ class StateCapturedByWorker(Rule):
     )
     evidence = (
         "`Pool.map(self.predict, rows)` with `self.sess` a session raises `TypeError: cannot pickle "
-        "'Graph' object` in the parent; `Process(target=self.serve)` under fork hangs; a staticmethod "
-        "worker with an initializer returns the right result."
+        "'Graph' object` in the parent; `Process(target=self.serve)` under fork hangs; a lambda over a "
+        "module-level Keras model submitted to a spawn `ProcessPoolExecutor` raises `AttributeError: "
+        "Can't pickle local object` at `result()`; a staticmethod worker with an initializer returns "
+        "the right result."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",
