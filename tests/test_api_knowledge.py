@@ -15,7 +15,8 @@ from tfproc_lint.analysis import api
 tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
 keras = pytest.importorskip("keras")
 
-OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil")
+OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil", "multiprocess",
+                  "billiard")
 
 
 def _attribute_path(root, parts):
@@ -62,7 +63,8 @@ NAMES = sorted((
 
     | api.CONTEXT_FIXING_CALLS | {api.GET_CONTEXT, api.GET_START_METHOD, api.ENVIRON, api.PUTENV}
     | api.GPU_ONLY_CONFIGURATION | api.GPU_MEMORY_LIMITS | api.GPU_QUERIES
-    | {api.LIST_PHYSICAL_DEVICES, api.SET_MEMORY_GROWTH}
+    | {api.LIST_PHYSICAL_DEVICES, api.SET_MEMORY_GROWTH} | api.DATASETS_STARTING_RUNTIME
+    | set(api.PROCESS_CLASS_START_METHODS) | set(api.PROCESS_ALIASES) | set(api.PROCESS_ALIASES.values())
 ) - api.REMOVED_NAMES - {"threading.Thread"})
 
 
@@ -162,3 +164,227 @@ def test_context_fixing_calls_fix_the_start_method(factory: str) -> None:
                "try:\n    mp.set_start_method('spawn')\nexcept RuntimeError as e:\n    print(e)\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert "context has already been set" in done.stdout, done.stderr
+
+
+# --- derived from, or measured against, the installed libraries ------------------------------------------
+
+def test_knowledge_names_are_canonical() -> None:
+    """A table entry that canonical() rewrites could never match a resolved name."""
+    from tfproc_lint.analysis.names import canonical
+
+    tables = (set(api.STATE_CONSTRUCTORS) | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES)
+              | api.DATASETS_STARTING_RUNTIME | set(api.PROCESS_CLASS_START_METHODS) | api.RUNTIME_QUERIES
+              | set(api.POOL_SIZE_ARGUMENTS) | api.CONTEXT_FIXING_CALLS)
+    assert {name for name in tables if canonical(name) != name} == set()
+    assert set(api.PROCESS_CLASS_START_METHODS) <= set(api.PROCESS_CONSTRUCTORS)
+
+
+def test_process_aliases_name_the_same_object() -> None:
+    """`pathos.multiprocessing.Pool` is `multiprocess.pool.Pool`: each alias and its target are one
+    object, and a prefix alias (joblib's copy of loky) holds every name the knowledge has under it."""
+    for alias, target in api.PROCESS_ALIASES.items():
+        assert resolve(alias) is resolve(target), alias
+    for alias_prefix, target_prefix in api.PROCESS_PREFIX_ALIASES:
+        if importlib.util.find_spec(alias_prefix.split(".")[0]) is None:
+            continue
+        names = [name for name in api.PROCESS_CONSTRUCTORS if name.startswith(target_prefix)]
+        assert names, target_prefix
+        for name in names:
+            module, _, attribute = (alias_prefix + name[len(target_prefix):]).rpartition(".")
+            assert hasattr(importlib.import_module(module), attribute), name
+
+
+def test_process_class_start_methods_are_the_classes_own() -> None:
+    for name, method in api.PROCESS_CLASS_START_METHODS.items():
+        assert resolve(name)._start_method == method, name
+
+
+# Where each supported library exports its pools, processes and executors (the modules users import
+# them from). billiard and a standalone loky are checked when installed.
+LIBRARY_MODULES = {
+    "multiprocessing": ("multiprocessing", "multiprocessing.pool", "multiprocessing.context", "multiprocessing.dummy"),
+    "concurrent.futures": ("concurrent.futures", "concurrent.futures.process", "concurrent.futures.thread"),
+    "multiprocess": ("multiprocess", "multiprocess.pool", "multiprocess.context", "multiprocess.dummy"),
+    "billiard": ("billiard", "billiard.pool", "billiard.context"),
+    "pathos": ("pathos.multiprocessing", "pathos.pools", "pathos.threading", "pathos.serial", "pathos.parallel",
+               "pathos.helpers"),
+    "loky": ("loky",),
+    "joblib": ("joblib", "joblib.parallel", "joblib.externals.loky"),
+}
+# Abstract bases (their start/submit/map raise NotImplementedError): nothing to cover.
+ABSTRACT = frozenset({"BaseProcess", "Executor", "AbstractWorkerPool"})
+# Public pool classes the analysis deliberately does not model (canonical names), and why.
+NOT_MODELLED = {
+    "pathos.parallel.ParallelPool": "Parallel Python (ppft) servers: tasks travel as source text, not measured here",
+}
+
+
+def _process_classes(module):
+    """Public pool, process and executor classes a module exports, and its context's Pool/Process."""
+    import concurrent.futures
+    import inspect
+
+    bases = [concurrent.futures.Executor]
+    for name in ("pool.Pool", "process.BaseProcess"):
+        for root in ("multiprocessing", "multiprocess", "billiard"):
+            if importlib.util.find_spec(root) is not None:
+                bases.append(_attribute_path(importlib.import_module(f"{root}.{name.split('.')[0]}"),
+                                             name.split(".")[1:]))
+    if importlib.util.find_spec("pathos") is not None:
+        from pathos.abstract_launcher import AbstractWorkerPool
+
+        bases.append(AbstractWorkerPool)
+    if importlib.util.find_spec("joblib") is not None:
+        import joblib
+
+        bases.append(joblib.Parallel)
+    for attribute in dir(module):
+        if attribute.startswith("_"):
+            continue
+        value = getattr(module, attribute)
+        is_class = inspect.isclass(value) and issubclass(value, tuple(bases)) and value.__name__ not in ABSTRACT
+        is_factory = inspect.ismethod(value) and attribute in ("Pool", "Process")
+        if is_class or is_factory:
+            yield attribute
+
+
+@pytest.mark.parametrize("library", sorted(LIBRARY_MODULES))
+def test_every_public_pool_process_and_executor_is_covered(library: str) -> None:
+    """Each name under which a supported library exports a pool, process or executor resolves
+    (through names.canonical) to something the knowledge classifies: a pool, process, executor or
+    joblib Parallel, or threads (never a process boundary)."""
+    from tfproc_lint.analysis.names import canonical
+
+    if importlib.util.find_spec(library.split(".")[0]) is None:
+        pytest.skip(f"{library} is not installed")
+    missing, seen = [], 0
+    for module_name in LIBRARY_MODULES[library]:
+        module = importlib.import_module(module_name)
+        for attribute in _process_classes(module):
+            seen += 1
+            name = canonical(f"{module_name}.{attribute}")
+            known = name in api.PROCESS_CONSTRUCTORS or name.startswith(api.THREAD_PREFIXES) or name in NOT_MODELLED
+            if not known:
+                missing.append(f"{module_name}.{attribute} -> {name}")
+    assert seen, library
+    assert missing == []
+
+
+def test_dataset_factories_are_the_datasets_static_constructors() -> None:
+    import inspect
+
+    static = {name for name in dir(tf.data.Dataset) if not name.startswith("_")
+              and isinstance(inspect.getattr_static(tf.data.Dataset, name), (staticmethod, classmethod))}
+    assert api.DATASET_FACTORIES == static
+
+
+def test_graph_runs_take_the_session_where_the_analysis_reads_it() -> None:
+    import inspect
+
+    with tf.Graph().as_default():
+        graph_tensor = tf.compat.v1.placeholder(tf.float32)
+    index, name = api.GRAPH_RUN_SESSION
+    methods = [getattr(cls, method) for cls in (type(graph_tensor), type(graph_tensor.op))
+               for method in api.GRAPH_RUNS if hasattr(cls, method)]
+    assert {m.__name__ for m in methods} == api.GRAPH_RUNS
+    for method in methods:
+        assert list(inspect.signature(method).parameters)[1 + index] == name, method
+
+
+def test_eager_ops_are_tensorflows_own_op_functions() -> None:
+    """Every top-level name the analysis takes for an eager op carries TensorFlow's dispatch
+    support (its mark of a function that runs an op on tensors), or creates a tensor or variable;
+    every function of the op namespaces is defined in TensorFlow's op modules."""
+    import inspect
+
+    creators = {"constant", "Variable", "convert_to_tensor"}
+    v1_only = {"random_normal", "random_uniform", "truncated_normal"}  # tf.compat.v1 ops
+    for op in sorted(api.TOP_LEVEL_OPS - creators):
+        function = getattr(tf.compat.v1 if op in v1_only else tf, op)
+        assert hasattr(function, "_tf_fallback_dispatchers"), f"tf.{op} is not an op function"
+    for namespace in sorted(api.EAGER_OP_NAMESPACES):
+        module = getattr(tf, namespace)
+        for attribute in dir(module):
+            value = getattr(module, attribute)
+            if attribute.startswith("_") or inspect.isclass(value) or inspect.ismodule(value) or not callable(value):
+                continue
+            if f"{namespace}.{attribute}".startswith(tuple(api.NOT_OPS)):
+                continue
+            defined_in = inspect.unwrap(value).__module__ or ""
+            op_module = any(part == "ops" or part.endswith("_ops") for part in defined_in.split("."))
+            assert defined_in.startswith("tensorflow.python.") and op_module, \
+                f"tf.{namespace}.{attribute}: {defined_in}"
+
+
+DATASET_PROGRAM = r"""
+import os, sys
+import numpy as np
+import tensorflow as tf
+
+tmp = sys.argv[1]
+open(os.path.join(tmp, "a.txt"), "w").write("x\ny\n")
+open(os.path.join(tmp, "a.bin"), "wb").write(b"abcdabcd")
+open(os.path.join(tmp, "a.csv"), "w").write("a,b\n1,2\n")
+with tf.io.TFRecordWriter(os.path.join(tmp, "a.tfrecord")) as writer:
+    writer.write(b"abc")
+D = tf.data.Dataset
+CALLS = {
+    "Dataset.from_tensor_slices": lambda: D.from_tensor_slices(np.ones((4, 3), np.float32)),
+    "Dataset.from_tensors": lambda: D.from_tensors(np.ones((4, 3), np.float32)),
+    "Dataset.from_generator": lambda: D.from_generator(lambda: iter([1]), output_signature=tf.TensorSpec((), tf.int32)),
+    "Dataset.range": lambda: D.range(10),
+    "Dataset.zip": lambda: D.zip((D.range(3), D.range(3))),
+    "Dataset.list_files": lambda: D.list_files(os.path.join(tmp, "*.txt"), shuffle=False),
+    "Dataset.choose_from_datasets": lambda: D.choose_from_datasets([D.range(3)], D.range(1)),
+    "Dataset.sample_from_datasets": lambda: D.sample_from_datasets([D.range(3)]),
+    "Dataset.counter": lambda: D.counter(),
+    "Dataset.random": lambda: D.random(seed=1),
+    "Dataset.load": lambda: D.load(os.path.join(tmp, "saved")),
+    "TFRecordDataset": lambda: tf.data.TFRecordDataset(os.path.join(tmp, "a.tfrecord")),
+    "TextLineDataset": lambda: tf.data.TextLineDataset(os.path.join(tmp, "a.txt")),
+    "FixedLengthRecordDataset": lambda: tf.data.FixedLengthRecordDataset(os.path.join(tmp, "a.bin"), 4),
+    "experimental.make_csv_dataset": lambda: tf.data.experimental.make_csv_dataset(
+        os.path.join(tmp, "a.csv"), 1, num_epochs=1),
+    "experimental.make_batched_features_dataset": lambda: tf.data.experimental.make_batched_features_dataset(
+        os.path.join(tmp, "a.tfrecord"), 1, {"a": tf.io.FixedLenFeature([], tf.int64)}, num_epochs=1),
+}
+
+
+def in_child(call):
+    # A child forked after the import alone: a fresh runtime (measured: import-only fork is safe).
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            call()
+            tf.config.threading.set_inter_op_parallelism_threads(3)
+            answer = b"not started"
+        except RuntimeError as exc:
+            answer = b"started" if b"cannot be modified after initialization" in str(exc).encode() else b"error"
+        except Exception:
+            answer = b"error"
+        os.write(write, answer)
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    return os.read(read, 100).decode()
+
+
+in_child(lambda: D.range(3).save(os.path.join(tmp, "saved")))
+for name, call in CALLS.items():
+    print(name, in_child(call), sep="	")
+"""
+
+
+def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) -> None:
+    """Measured: each tf.data constructor, called in a child that only imported TensorFlow, then a
+    thread setting. The knowledge names every constructor that starts the runtime, and no other."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", DATASET_PROGRAM, str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    measured = dict(line.split("\t") for line in done.stdout.splitlines() if "\t" in line)
+    assert len(measured) == 16 and "error" not in measured.values(), (measured, done.stderr[-2000:])
+    starting = {f"tensorflow.data.{name}" for name, answer in measured.items() if answer == "started"}
+    assert starting == api.DATASETS_STARTING_RUNTIME

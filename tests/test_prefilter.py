@@ -111,3 +111,21 @@ def test_a_tensorflow_setting_alone_passes() -> None:
     source = "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
     assert may_match(source) and may_match_bytes(source.encode())
     assert not may_match("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n")
+
+
+def _process_makers() -> list[str]:
+    from tfproc_lint.analysis import api
+    from tfproc_lint.analysis.kinds import Kind
+    from tfproc_lint.analysis.names import canonical
+
+    makers = {name for name, kind in api.PROCESS_CONSTRUCTORS.items() if kind is not Kind.THREADS}
+    return sorted(makers | {alias for alias in api.PROCESS_ALIASES if canonical(alias) in makers})
+
+
+@pytest.mark.parametrize("name", _process_makers())
+def test_every_process_maker_the_analysis_knows_passes(name: str) -> None:
+    """`m.ForkProcess(...)`, `pmp.Pool(...)`: each pool, process, executor (and alias) the knowledge
+    classifies, called through a module alias, is a candidate."""
+    module, _, attribute = name.rpartition(".")
+    source = f"import tensorflow as tf\nimport {module} as m\n\nm.{attribute}(2)\n"
+    assert may_match(source) and may_match_bytes(source.encode())

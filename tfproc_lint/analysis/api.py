@@ -91,6 +91,15 @@ DATASET_FACTORIES = frozenset(
 )
 DATASET_ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 GRAPH_LOOKUPS = frozenset({"get_tensor_by_name", "get_operation_by_name"})
+# tf.data constructors that start the runtime in eager mode: they convert their inputs to tensors
+# at once (measured with TensorFlow 2.21: each one, called in a fresh process, makes a later
+# `set_inter_op_parallelism_threads` raise, and a fork pool after it hangs; tests/test_api_knowledge.py
+# measures them again). In graph mode from_tensor_slices, range, zip, ... only add graph nodes.
+DATASETS_STARTING_RUNTIME = frozenset({
+    *(f"tensorflow.data.Dataset.{factory}" for factory in DATASET_FACTORIES),
+    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
+    "tensorflow.data.experimental.make_csv_dataset", "tensorflow.data.experimental.make_batched_features_dataset",
+})
 
 # --- What starts TensorFlow's runtime (its process-wide thread pools) ------------------------------
 # tf.<namespace>.<function> that run ops eagerly (lower-case functions; classes are not ops).
@@ -154,8 +163,11 @@ TF1_ONLY_PREFIXES = ("tensorflow.contrib.",)
 # Spelled without `compat.v1` (raw import path), these exist only in TensorFlow 1.x.
 TF1_ONLY_SPELLINGS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder"})
 
-# TF1: calls that run a graph (and so start the runtime) besides Session creation and run().
-GRAPH_RUNS = frozenset({"eval"})  # tensor.eval(), operation.run() need a default session
+# TF1: methods of graph objects that run their graph in a session, like `sess.run` (and so start
+# the runtime): `Tensor.eval(feed_dict=None, session=None)`, `Variable.eval(session=None)`,
+# `Operation.run(feed_dict=None, session=None)`. The session is the default one or `session=`.
+GRAPH_RUNS = frozenset({"eval", "run"})
+GRAPH_RUN_SESSION = (1, "session")  # where `tensor.eval` and `op.run` take their session
 
 # --- Settings read once, when the runtime starts (TFP401, TFP402, TFP403) ----------------------------
 # Each raises RuntimeError when called with a new value after the runtime started (the same value
@@ -235,17 +247,46 @@ PROCESS_CONSTRUCTORS: dict[str, Kind] = {
     "loky.ProcessPoolExecutor": Kind.EXECUTOR,
     "loky.get_reusable_executor": Kind.EXECUTOR,
     "joblib.Parallel": Kind.PARALLEL,
-    "pathos.multiprocessing.ProcessingPool": Kind.POOL,
     "pathos.multiprocessing.ProcessPool": Kind.POOL,
-    "pathos.pools.ProcessPool": Kind.POOL,
-    "pathos.pools._ProcessPool": Kind.POOL,
+    # Process classes of one start method (multiprocessing.context, not exported at the top).
+    "multiprocessing.ForkProcess": Kind.PROCESS,
+    "multiprocessing.SpawnProcess": Kind.PROCESS,
+    "multiprocessing.ForkServerProcess": Kind.PROCESS,
     "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
     "multiprocessing.ThreadPool": Kind.THREADS,
     "threading.Thread": Kind.THREADS,
-    "pathos.pools.ThreadPool": Kind.THREADS,
-    "pathos.multiprocessing.ThreadPool": Kind.THREADS,
+    "pathos.serial.SerialPool": Kind.THREADS,  # runs every task in the calling process
 }
 THREAD_PREFIXES = ("multiprocessing.dummy.", "pathos.threading.")
+PROCESS_CLASS_START_METHODS = {
+    "multiprocessing.ForkProcess": "fork",
+    "multiprocessing.SpawnProcess": "spawn",
+    "multiprocessing.ForkServerProcess": "forkserver",
+}
+# Names a process library exports for a class that lives elsewhere (`pathos.multiprocessing.Pool`
+# is `multiprocess.pool.Pool`, not pathos's own ProcessPool); names.canonical() follows them, then
+# its prefixes. tests/test_api_knowledge.py checks that each pair names one object, and that
+# every public pool, process and executor class of the supported libraries is covered.
+PROCESS_ALIASES = {
+    "pathos.multiprocessing.Pool": "multiprocess.pool.Pool",
+    "pathos.helpers.ProcessPool": "multiprocess.pool.Pool",
+    "pathos.pools._ProcessPool": "multiprocess.pool.Pool",
+    "pathos.multiprocessing.ThreadPool": "multiprocess.dummy.Pool",
+    "pathos.helpers.ThreadPool": "multiprocess.dummy.Pool",
+    "pathos.pools._ThreadPool": "multiprocess.dummy.Pool",
+    "pathos.multiprocessing.ProcessingPool": "pathos.multiprocessing.ProcessPool",
+    "pathos.pools.ProcessPool": "pathos.multiprocessing.ProcessPool",
+    "pathos.multiprocessing.ThreadingPool": "pathos.threading.ThreadPool",
+    "pathos.pools.ThreadPool": "pathos.threading.ThreadPool",
+    "pathos.pools.SerialPool": "pathos.serial.SerialPool",
+    "pathos.serial.PythonSerial": "pathos.serial.SerialPool",
+    "pathos.python.SerialPool": "pathos.serial.SerialPool",
+    "pathos.pools.ParallelPool": "pathos.parallel.ParallelPool",
+    "pathos.parallel.ParallelPythonPool": "pathos.parallel.ParallelPool",
+    "joblib.parallel.Parallel": "joblib.Parallel",
+}
+# joblib ships loky inside it: the same API under another package name.
+PROCESS_PREFIX_ALIASES = (("joblib.externals.loky.", "loky."),)
 PROCESS_BASES: dict[str, Kind] = {
     "multiprocessing.Process": Kind.PROCESS,
     "multiprocessing.Pool": Kind.POOL,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 
+from tfproc_lint.analysis import api
+
 # Longest prefixes first; each maps a family of spellings onto one namespace.
 _PREFIXES: tuple[tuple[str, str], ...] = (
     ("tensorflow.compat.v1.keras.", "keras."),
@@ -56,7 +58,8 @@ _INTERNAL = {
 def canonical(name: str | None) -> str | None:
     if not name:
         return name
-    for prefix, replacement in _PREFIXES:
+    name = api.PROCESS_ALIASES.get(name, name)
+    for prefix, replacement in (*api.PROCESS_PREFIX_ALIASES, *_PREFIXES):
         if name.startswith(prefix):
             name = replacement + name[len(prefix):]
             break

@@ -42,6 +42,8 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 
 def where_raised(crossing: Crossing) -> str:
     route = crossing.route
+    if crossing.owner.extra.get("in_child"):  # a queue or proxy the child was given
+        return "in the child process"
     if route.startswith(("Pool.", "joblib.", "Manager proxy")):
         return "in the parent"
     if route.startswith("ProcessPoolExecutor."):

@@ -46,7 +46,8 @@ _PROCESS_MODULE = re.compile(
     r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
 )
 _MAKER = re.compile(
-    r"\b(?:Pool|Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager|SyncManager|get_context"
+    r"\b_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
+    r"|SyncManager|get_context"
     r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
     r"|\buse_multiprocessing\s*=\s*True\b"
 )

@@ -18,6 +18,7 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ class TensorFlowUsage:
                 return "calls a loaded SavedModel"
             if receiver.kind is Kind.ESTIMATOR and method in api.ESTIMATOR_RUNS:
                 return f"runs an Estimator ({method})"
+            if method in api.GRAPH_RUNS and (receiver.kind is Kind.GRAPH or self._given_session(call, site)):
+                return f"runs a session ({self.analysis.code(func, 40)}())"
         name = classifier.qualified_name(func, site.scope, site.order)
         if name in api.RUNTIME_QUERIES:
             return f"lists devices ({self.analysis.code(func, 40)}())"
@@ -105,6 +108,8 @@ class TensorFlowUsage:
             return "unpickles tf.Tensor results from the workers, which runs an op"
         if graph:
             return None
+        if value.origin is call and value.kind is Kind.DATASET and value.detail in api.DATASETS_STARTING_RUNTIME:
+            return f"creates a tf.data dataset ({_short(value.detail)}), which runs ops eagerly"
         callee = classifier.classify(func, site.scope, site.order)
         if callee.kind is Kind.KERAS_MODEL:
             return "calls a Keras model"
@@ -113,6 +118,12 @@ class TensorFlowUsage:
         if name and name.startswith("tensorflow.") and is_eager_op(name[len("tensorflow."):]):
             return f"runs an eager op ({_short(name)})"
         return None
+
+    def _given_session(self, call: cst.Call, site) -> bool:
+        """`tensor.eval(session=sess)`, `op.run(feed, sess)`: a session is named to run the graph."""
+        index, name = api.GRAPH_RUN_SESSION
+        given = argument(call, index, name)
+        return given is not None and self.classifier.classify(given, site.scope, site.order).kind is Kind.SESSION
 
     def _receives_tensors(self, call: cst.Call) -> bool:
         """`pool.map(task, ...)` whose task (a function of this file) returns a tf.Tensor."""

@@ -50,6 +50,7 @@ class Classifier:
         self.symbols = symbols
         self.graph_mode = lambda: False  # set by FileAnalysis: TF1 graph mode for this module
         self._sites_by_function: dict | None = None
+        self._process_sites_by_function: dict | None = None
         self._cache: dict[tuple[int, int], Value] = {}
         self._active: set[tuple[int, int]] = set()
 
@@ -145,7 +146,8 @@ class Classifier:
 
     def _argument_for(self, binding: Binding, depth: int) -> Value:
         """A parameter of a function of this file: what every call site in the file passes for it
-        (when they agree). Self, defaults and *args are not followed."""
+        (when they agree), including `Process(target=f, args=(...))`, which calls it in the child.
+        Self, defaults and *args are not followed."""
         function = binding.scope.function
         param = binding.value
         if function is None or not isinstance(param, cst.Param) or depth > MAX_DEPTH // 2:
@@ -163,7 +165,30 @@ class Classifier:
             if given is None or any(arg.star for arg in site.node.args):
                 return UNKNOWN
             values.append(self.classify(given, site.scope, site.order, depth + 1))
+        for site in self._process_sites().get(function.node, ()):
+            given = _process_argument(site.node, index)
+            if given is None:
+                return UNKNOWN
+            value = self.classify(given, site.scope, site.order, depth + 1)
+            values.append(Value(value.kind, value.origin, value.method, value.detail, value.info,
+                                {**value.extra, "in_child": True}))
         return merge(values) if values else UNKNOWN
+
+    def _process_sites(self) -> dict:
+        """Functions of this file -> the `Process(target=f, ...)` calls that run them in a child."""
+        if self._process_sites_by_function is None:
+            found: dict = {}
+            self._process_sites_by_function = found  # a classification below that asks again sees none
+            for site in self.symbols.calls:
+                target = argument(site.node, 1, "target")
+                if not isinstance(target, cst.Name):
+                    continue
+                bindings = self.symbols.bindings_at(target.value, site.scope, site.order)
+                if len(bindings) == 1 and bindings[0].kind == "def":
+                    made = self.classify(site.node, site.scope, site.order)
+                    if made.kind is Kind.PROCESS and made.origin is site.node and made.info is None:
+                        found.setdefault(bindings[0].value, []).append(site)
+        return self._process_sites_by_function
 
     def _call_sites(self) -> dict:
         """Functions of this file -> the call sites that call them by name."""
@@ -433,7 +458,8 @@ class Classifier:
         if kind in (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR):
             if name.startswith("loky."):
                 return Value(kind, origin=node, detail=name, method="loky")
-            return Value(kind, origin=node, detail=name, method=self._method_of(node, scope, order, kind))
+            method = api.PROCESS_CLASS_START_METHODS.get(name) or self._method_of(node, scope, order, kind)
+            return Value(kind, origin=node, detail=name, method=method)
         return Value(kind, origin=node, detail=name)
 
     def _method_of(self, node: cst.Call, scope: Scope, order: int, kind: Kind) -> str | None:
@@ -560,6 +586,17 @@ def positional(call: cst.Call, index: int) -> cst.BaseExpression | None:
 
 def argument(call: cst.Call, index: int, name: str) -> cst.BaseExpression | None:
     return keyword(call, name) or positional(call, index)
+
+
+def _process_argument(call: cst.Call, index: int | None) -> cst.BaseExpression | None:
+    """The element of `Process(..., args=(a, b))` the child's function gets at position `index`."""
+    given = argument(call, 3, "args")
+    if index is None or not isinstance(given, (cst.Tuple, cst.List)):
+        return None
+    elements = given.elements
+    if any(isinstance(e, cst.StarredElement) for e in elements) or index >= len(elements):
+        return None
+    return elements[index].value
 
 
 def literal_start_method(call: cst.Call) -> str | None:

@@ -18,7 +18,9 @@ class SessionCrossesProcess(Rule):
         "`tf.train.Saver`) passed to another process: `Process(args=...)`, the task arguments of "
         "`Pool.map`/`starmap`/`apply_async`/..., `Pool(initargs=...)`, "
         "`ProcessPoolExecutor.submit`/`map`/`initargs`, `functools.partial` around the worker, "
-        "`Queue.put` and `Pipe()` connections."
+        "`Queue.put`, `Pipe()` connections and Manager proxies (also in a child given the proxy "
+        "through `Process(args=...)`), with the pools of multiprocess and pathos "
+        "(`pathos.multiprocessing.Pool` is multiprocess's pool)."
     )
     why_bad = (
         "A session wraps native threads, device handles and C++ graph state. It cannot be pickled, "
@@ -41,8 +43,10 @@ class SessionCrossesProcess(Rule):
     evidence = (
         "`Pool.starmap`, `ProcessPoolExecutor.submit` and a spawn `Process(args=(sess,))` raise "
         "`TypeError: cannot pickle 'Graph' object` in the parent; under fork, `Process(args=(sess,))` "
-        "hangs in the child's `sess.run`; the twins that build one session per worker return the "
-        "right result."
+        "hangs in the child's `sess.run`; `pathos.multiprocessing.Pool.starmap` with a `tf.Graph` "
+        "raises the same TypeError in the parent, and a child appending its session to a "
+        "`Manager().list()` raises it in the child; the twins that build one session per worker "
+        "return the right result."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/2448",

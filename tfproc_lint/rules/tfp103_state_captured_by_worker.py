@@ -19,13 +19,17 @@ class StateCapturedByWorker(Rule):
         "Checks the process target or pool callable: a bound method whose object holds a session or "
         "model in an attribute set while it is constructed (`Process(target=self.run)` with "
         "`self.sess = tf.compat.v1.Session()` in `__init__`), or a closure or lambda whose enclosing "
-        "function holds one."
+        "function holds one; sent with the standard pickler, also a closure or lambda that uses a "
+        "module-level global holding one (`executor.submit(lambda x: model.predict(x), x)`)."
     )
     why_bad = (
         "The state travels implicitly. Pickling a bound method pickles its whole object, so a pool "
         "(or spawn) fails on the session inside it, or serialises the whole Keras model for every "
         "task; closures and lambdas cannot be pickled at all. Under fork, a `Process` target is not "
         "pickled: the child inherits the object and hangs on the first use of the session or model."
+        " A lambda or closure never pickles with pickle, whatever it uses: the task fails "
+        "(`Can't pickle local object`, a `PicklingError` for a lambda made at module level), even "
+        "under fork, since pools and executors pickle every task."
     )
     known_problems = (
         "Only attributes assigned in `__init__` (and the methods it calls) count, since those run "
@@ -37,8 +41,10 @@ class StateCapturedByWorker(Rule):
     )
     evidence = (
         "`Pool.map(self.predict, rows)` with `self.sess` a session raises `TypeError: cannot pickle "
-        "'Graph' object` in the parent; `Process(target=self.serve)` under fork hangs; a staticmethod "
-        "worker with an initializer returns the right result."
+        "'Graph' object` in the parent; `Process(target=self.serve)` under fork hangs; a lambda over a "
+        "module-level Keras model submitted to a spawn `ProcessPoolExecutor` raises `AttributeError: "
+        "Can't pickle local object` at `result()`; a staticmethod worker with an initializer returns "
+        "the right result."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",
@@ -93,17 +99,24 @@ class StateCapturedByWorker(Rule):
             attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
         elif worker.kind in ("closure", "lambda"):
-            captured = self._captured_state(worker, analysis)
+            # dill and cloudpickle pickle lambdas and closures, and what they capture with them;
+            # pickle stores a function by name and refuses both, whatever state they use.
+            by_value = crossing.owner.extra.get("pickler") in ("dill", "cloudpickle")
+            captured = self._captured_state(worker, analysis, module_level=pickled and not by_value)
             if captured is None:
                 return
-            name, value = captured
+            name, value, scope = captured
             kind = "lambda" if worker.kind == "lambda" else "closure"
-            what = f"a {kind} whose captured `{name}`"
-            if crossing.owner.extra.get("pickler") in ("dill", "cloudpickle"):
-                # dill and cloudpickle pickle lambdas and closures, and what they capture with them
+            what = (f"a {kind} using the module-level `{name}`, which" if scope.kind == "module"
+                    else f"a {kind} whose captured `{name}`")
+            if by_value:
                 happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
+            elif pickled:
+                local = worker.kind == "closure" or _inside_function(worker.scope.parent)
+                error = "AttributeError: Can't pickle local object" if local else "PicklingError: Can't pickle a lambda"
+                happens = f"pickling fails ({error}) {outcomes.where_raised(crossing)}"
             else:
-                happens = "pickling fails (Can't pickle local object)" if pickled else outcomes.FORK_HANG
+                happens = outcomes.FORK_HANG
         else:
             return
         noun = STATE_NOUNS[value.kind]
@@ -134,9 +147,10 @@ class StateCapturedByWorker(Rule):
         )
 
     @staticmethod
-    def _captured_state(worker, analysis):
-        """A name the closure or lambda reads from an enclosing function, bound to TF state (any
-        of the name's bindings there: the closure may run after any of them)."""
+    def _captured_state(worker, analysis, module_level=False):
+        """A name the closure or lambda reads from an enclosing function (with `module_level`, also
+        a module global), bound to TF state (any of the name's bindings there: the closure may run
+        after any of them), with the scope that binds it."""
         if worker.kind == "lambda":
             body, own_scope = worker.lambda_node.body, worker.scope
         else:
@@ -144,7 +158,8 @@ class StateCapturedByWorker(Rule):
         symbols = analysis.symbols
         for name in read_names(body):
             owner = symbols.resolving_scope(name.value, own_scope)
-            if owner is None or owner is own_scope or owner.kind not in ("function", "lambda"):
+            kinds = ("function", "lambda", "module") if module_level else ("function", "lambda")
+            if owner is None or owner is own_scope or owner.kind not in kinds:
                 continue
             enclosing = analysis.function_of(owner)
             if enclosing is not None and name.value == enclosing.self_name:
@@ -152,12 +167,21 @@ class StateCapturedByWorker(Rule):
                 held = dict(analysis.state_attributes(klass)) if klass else {}
                 for attribute in _self_attributes(body, name.value):
                     if attribute in held:
-                        return f"{name.value}.{attribute}", held[attribute]
+                        return f"{name.value}.{attribute}", held[attribute], owner
                 continue
             value = merge(analysis.classifier.classify_binding(b) for b in owner.bindings[name.value])
             if value.kind in STATE:
-                return name.value, value
+                return name.value, value, owner
         return None
+
+
+def _inside_function(scope) -> bool:
+    """Made inside a function: pickle calls it a local object."""
+    while scope is not None and scope.kind != "module":
+        if scope.kind in ("function", "lambda"):
+            return True
+        scope = scope.parent
+    return False
 
 
 def _self_attributes(node: cst.CSTNode, self_name: str) -> list[str]:
