@@ -27,17 +27,24 @@ FILES = sorted([p for p in lint_fixtures(ROOT) if p.suffix == ".py" and p.name.s
                + sorted(FIX.rglob("*.in.py")) + sorted((ROOT / "runtime_probe" / "scenarios").glob("*_bad.py")))
 
 
-def test_two_tasks_of_one_pool_are_not_half_fixed() -> None:
+def test_two_tasks_of_one_pool_are_fixed_together_or_not_at_all() -> None:
     """Fixing the first task's build with an initializer used to make the pool look fixed and hid
-    the second task's build ("No findings (fixed 1)")."""
-    path = FIX / "TFP301" / "manual_two_tasks_one_pool.in.py"
-    source = path.read_text(encoding="utf-8")
-    listed = plan_source(source, str(path))
+    the second task's build ("No findings (fixed 1)"). Tasks that build the same thing share one
+    new initializer (fixtures/fix/TFP301/two_tasks_one_pool.out.py); different builds are refused."""
+    together = FIX / "TFP301" / "two_tasks_one_pool.in.py"
+    source = together.read_text(encoding="utf-8")
+    listed = plan_source(source, str(together))
     assert [d.code for d in listed] == ["TFP301", "TFP301"]
-    assert all(d.fix is None and "one initializer has to build for every task" in d.message for d in listed)
-    outcome = fix_source(source, str(path), unsafe=True)
-    assert outcome.source == source and not outcome.applied
-    assert len(outcome.remaining) == 2
+    assert all(d.fix is not None and d.fix.title.endswith("shared by `label`, `confidence`") for d in listed)
+    outcome = fix_source(source, str(together), unsafe=True)
+    assert len(outcome.applied) == 2 and outcome.remaining == []
+    apart = FIX / "TFP301" / "manual_two_tasks_build_different_models.in.py"
+    source = apart.read_text(encoding="utf-8")
+    listed = plan_source(source, str(apart))
+    assert [d.code for d in listed] == ["TFP301", "TFP301"]
+    assert all(d.fix is None and "build different state on every task" in d.message for d in listed)
+    outcome = fix_source(source, str(apart), unsafe=True)
+    assert outcome.source == source and not outcome.applied and len(outcome.remaining) == 2
 
 
 def test_a_pool_initializer_is_no_proof_that_tasks_stopped_building() -> None:

@@ -39,61 +39,85 @@ _LEAVES_FUNCTION = (cst.Return, cst.Yield, cst.Await, cst.Global, cst.Nonlocal, 
 class MoveStateToInitializer(FixBuilder):
     applicability = Applicability.UNSAFE
 
-    def __init__(self, owner: Owner, function: FunctionInfo, builders: list[cst.Call],
-                 other_building_tasks: list[str] = ()) -> None:
+    def __init__(self, owner: Owner, tasks: list[tuple[FunctionInfo, list[cst.Call]]]) -> None:
+        """`tasks`: every task of the pool that builds state on every task, with its building
+        calls, in source order. One initializer has to serve them all: they are rewritten
+        together when they build the same thing, else the fix is refused."""
         self.owner = owner
-        self.function = function
-        self.builders = builders  # the calls that build state on every task
-        self.other_building_tasks = list(other_building_tasks)  # of the same pool, as written
+        self.tasks = tasks
         pool = "ProcessPoolExecutor" if owner.value.kind is Kind.EXECUTOR else "Pool"
         self.title = f"build the state once per worker in a new {pool}(initializer=...)"
+        if len(tasks) > 1:
+            self.title += f" shared by {', '.join(f'`{info.node.name.value}`' for info, _ in tasks)}"
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
-        info, node = self.function, self.function.node
         existing = argument(self.owner.construction, 1 if self.owner.value.kind is Kind.POOL else 2, "initializer")
         if existing is not None and not (isinstance(existing, cst.Name) and existing.value == "None"):
             return self.refuse(f"the pool has an initializer already (`{analysis.code(existing, 30)}`): "
                                "move the build into it")
-        if self.other_building_tasks:
-            others = ", ".join(f"`{name}`" for name in self.other_building_tasks)
-            return self.refuse(f"{others} of the same pool also build{'s' * (len(self.other_building_tasks) == 1)} "
-                               "state on every task: one initializer has to build for every task")
-        if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
-            return self.refuse("the task is a method or a nested function")
-        if not used_only_by(analysis, node.name.value, self.owner):
-            return self.refuse(f"`{node.name.value}` is also used outside this pool")
-        docstring, statements = split_docstring(node.body)
-        builders = set(self.builders)
-        moved = hoistable_prefix(statements, parameter_names(node),
-                                 lambda statement: any(call in builders for call in calls_in(statement)))
-        if not moved or len(moved) == len(statements):
-            return self.refuse("the building statements read the task's arguments or end the task")
-        rest = statements[len(moved):]
-        bound = bound_names(moved)
-        if bound & bound_names(rest):
-            return self.refuse("the task rebinds the names the build binds")
-        exported = sorted(bound & {n.value for s in rest for n in read_names(s)})
+        prefixes = []
+        for info, builders in self.tasks:
+            moved = self._prefix(analysis, info, builders)
+            if moved is None:
+                return None
+            prefixes.append(moved)
+        texts = {tuple(analysis.module.code_for_node(statement).strip() for statement in moved) for moved in prefixes}
+        if len(texts) > 1:
+            names = " and ".join(f"`{info.node.name.value}`" for info, _ in self.tasks)
+            return self.refuse(f"{names} of the same pool build different state on every task: one initializer "
+                               "has to build for every task")
+        exported: set[str] = set()
+        for (info, _), moved in zip(self.tasks, prefixes):
+            _, statements = split_docstring(info.node.body)
+            rest = statements[len(moved):]
+            exported |= bound_names(moved) & {n.value for s in rest for n in read_names(s)}
         if not exported:
             return None
+        exported_names = sorted(exported)
         taken: set[str] = set()
-        renames = {name: worker_global_name(analysis, name, taken) for name in exported}
-        initializer = unique_name(analysis, f"_init_{node.name.value}")
+        renames = {name: worker_global_name(analysis, name, taken) for name in exported_names}
+        first = self.tasks[0][0].node
+        initializer = unique_name(analysis, f"_init_{first.name.value}" if len(self.tasks) == 1 else "_init_worker")
+        globals_ = [renames[name] for name in exported_names]
         mapping: dict = {}
-        for statement in statements:
-            rename(mapping, statement, renames)
-        globals_ = [renames[name] for name in exported]
-        count = len(moved)
+        for (info, _), moved in zip(self.tasks, prefixes):
+            for statement in split_docstring(info.node.body)[1]:
+                rename(mapping, statement, renames)
+        counts = {info.node: len(moved) for (info, _), moved in zip(self.tasks, prefixes)}
 
-        def rewrite(updated: cst.FunctionDef):
+        def without_prefix(updated: cst.FunctionDef, count: int) -> cst.FunctionDef:
             kept_doc, updated_statements = split_docstring(updated.body)
+            return updated.with_changes(body=updated.body.with_changes(body=[*kept_doc, *updated_statements[count:]]))
+
+        def rewrite_first(updated: cst.FunctionDef):
+            _, updated_statements = split_docstring(updated.body)
+            count = counts[first]
             init_def = initializer_function(initializer, [], globals_, updated_statements[:count], updated)
-            task = updated.with_changes(body=updated.body.with_changes(body=[*kept_doc, *updated_statements[count:]]),
-                                        leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            task = without_prefix(updated, count).with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
             return cst.FlattenSentinel([*global_declarations(globals_, blank_lines_above(updated)), init_def, task])
 
-        mapping[node] = rewrite
+        mapping[first] = rewrite_first
+        for info, _ in self.tasks[1:]:
+            mapping[info.node] = lambda updated, count=counts[info.node]: without_prefix(updated, count)
         mapping[self.owner.construction] = lambda updated: add_keyword(updated, "initializer", cst.Name(initializer))
         return mapping
+
+    def _prefix(self, analysis: FileAnalysis, info: FunctionInfo, builders: list[cst.Call]) -> list | None:
+        """The statements that move out of one task, or None (refused)."""
+        node = info.node
+        if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
+            return self.refuse(f"`{node.name.value}` is a method or a nested function")
+        if not used_only_by(analysis, node.name.value, self.owner):
+            return self.refuse(f"`{node.name.value}` is also used outside this pool")
+        _, statements = split_docstring(node.body)
+        wanted = set(builders)
+        moved = hoistable_prefix(statements, parameter_names(node),
+                                 lambda statement: any(call in wanted for call in calls_in(statement)))
+        if not moved or len(moved) == len(statements):
+            return self.refuse("the building statements read the task's arguments or end the task")
+        if bound_names(moved) & bound_names(statements[len(moved):]):
+            return self.refuse("the task rebinds the names the build binds")
+        return moved
 
 
 def used_only_by(analysis: FileAnalysis, name: str, owner: Owner) -> bool:

@@ -122,11 +122,16 @@ class MissingWorkerInitializer(Rule):
         pool_owner = analysis.owners.get(owner.origin)
         fix = None
         if worker.kind == "function" and pool_owner is not None:
-            # The other tasks of this pool that build per task: one initializer has to serve them all.
-            others = [c for c in pool_owner.crossings if c is not crossing and c.callable is not None
-                      and _builds_per_task(c, analysis)]
-            fix = MoveStateToInitializer(pool_owner, worker.function, builders,
-                                         [analysis.code(c.callable, 30) for c in others])
+            # Every task of this pool that builds per task: one initializer has to serve them all.
+            tasks = [(worker.function, builders)]
+            for other in pool_owner.crossings:
+                other_builders = _builds_per_task(other, analysis) if other is not crossing else []
+                if other_builders:
+                    other_worker = analysis.worker(other.callable, other.callable_scope, other.site.order)
+                    if all(other_worker.function is not info for info, _ in tasks):
+                        tasks.append((other_worker.function, other_builders))
+            tasks.sort(key=lambda task: analysis.line_of(task[0].node))  # one rewrite, whichever task reports it
+            fix = MoveStateToInitializer(pool_owner, tasks)
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
