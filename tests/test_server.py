@@ -126,6 +126,16 @@ def test_hover_shows_the_rule_and_its_link(project):
             assert "environment-after-runtime-start" in hover.contents.value
             assert "/docs/rules/TFP403.md)" in hover.contents.value
             assert await editor.hover(uri, 0, 1) is None
+
+            # Columns are UTF-16 code units (the default encoding): an emoji counts twice.
+            text = SAFE_IN.replace('"TensorFlow"', '"TensorFlow \U0001F600"')
+            emoji = editor.open(project / "emoji.py", text)
+            [found] = await editor.diagnostics(emoji, 1)
+            line = text.split("\n")[found.related_information[0].location.range.start.line]
+            assert found.related_information[0].location.range.start.character == line.index("tf.ones") + 1
+            position = found.related_information[0].location.range.start
+            assert (await editor.hover(emoji, found.range.start.line, 4)).contents.value.startswith("**TFP403**")
+            assert position.line == line_of(text, "reduce_sum")
         finally:
             await editor.stop()
     run(scenario)
