@@ -139,6 +139,8 @@ class Session:
         versions = {cell.uri: cell.version for cell in snapshot.cells} if snapshot.notebook else {
             snapshot.uri: snapshot.version}
         for uri, found in findings.by_uri.items():
+            if uri not in texts:  # not a cell of this snapshot: nothing to place the findings in
+                continue
             self.published[uri] = (texts[uri], found)
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=uri, version=versions.get(uri),

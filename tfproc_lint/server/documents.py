@@ -6,6 +6,7 @@ No pygls or lsprotocol here: plain data in, the engine's `Diagnostic`s out.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from tfproc_lint.config import Config
@@ -102,8 +103,10 @@ class Located:
     end_line: int
 
 
+# Editors ask for code actions whenever the cursor moves: the answers for the same text are kept.
+@functools.lru_cache(maxsize=8)
 def detailed(snapshot: Snapshot, config: Config) -> tuple[list[Located], Program | None]:
-    """Every finding with its fix's edits, positioned in its document."""
+    """Every finding with its fix's edits, positioned in its document (shared: do not modify)."""
     check_size(snapshot)
     if not snapshot.notebook:
         found = lint_source(snapshot.text, snapshot.path, config, fix_edits=True)
@@ -145,6 +148,7 @@ def noqa_change(snapshot: Snapshot, program: Program | None, located: Located) -
     return apply(snapshot, program, edits) if edits else {}
 
 
+@functools.lru_cache(maxsize=8)
 def fix_all(snapshot: Snapshot, config: Config) -> tuple[Change, int]:
     """Every safe fix, applied in rounds as `tfproc-lint check --fix` does, and how many applied."""
     check_size(snapshot)
