@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("code", help="a rule code, e.g. TFP101")
 
     commands.add_parser("probe", help="run the runtime probe (see `tfproc-lint probe --help`)", add_help=False)
+
+    server = commands.add_parser("server", help="run the language server for editors, over stdio")
+    server.add_argument("--stdio", action="store_true", help="accepted for editors that pass it; stdio is the default")
     return parser
 
 
@@ -90,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             return _rules(args)
         if args.command == "explain":
             return _explain(args)
+        if args.command == "server":
+            return _server()
     except (ConfigError, UsageError) as error:
         print(f"tfproc-lint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -295,6 +300,19 @@ def _probe(argv: list[str]) -> int:
               "install it with `pip install 'tfproc-lint[probe]'`", file=sys.stderr)
         return EXIT_ERROR
     return probe_main(argv, prog="tfproc-lint probe")
+
+
+def _server() -> int:
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError as error:
+        print(f"tfproc-lint: error: the language server is not available ({error}); "
+              "install it with `pip install 'tfproc-lint[server]'`", file=sys.stderr)
+        return EXIT_ERROR
+    from tfproc_lint.server.app import serve
+
+    return serve()
 
 
 if __name__ == "__main__":

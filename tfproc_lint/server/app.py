@@ -1,0 +1,291 @@
+"""`tfproc-lint server`: the Language Server Protocol front end, on pygls, over stdio.
+
+The event loop only records documents and takes snapshots; linting runs on one worker thread
+(`worker.LatestOnlyWorker`) and its results come back to the loop, which publishes them unless the
+document changed meanwhile. Code actions run on the default executor. Bad input never ends the
+server: it gets no diagnostics and one `window/logMessage` line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from pathlib import Path
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from tfproc_lint import __version__
+from tfproc_lint.diagnostics import Diagnostic
+from tfproc_lint.server import documents
+from tfproc_lint.server.actions import KINDS, code_actions
+from tfproc_lint.server.configs import WATCHED_GLOBS, Configs, is_config_file
+from tfproc_lint.server.convert import hover_text, to_lsp
+from tfproc_lint.server.documents import Cell, Findings, Snapshot
+from tfproc_lint.server.positions import LineIndex
+from tfproc_lint.server.worker import LatestOnlyWorker
+
+NAME = "tfproc-lint"
+PYTHON_SUFFIXES = (".py", ".pyi")
+LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.Warning,
+              "info": types.MessageType.Info, "log": types.MessageType.Log}
+
+
+class Session:
+    """The server's state between requests (touched on the event loop unless a method says not)."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.configs = Configs(self.log_from_any_thread)
+        self.worker: LatestOnlyWorker[Snapshot] = LatestOnlyWorker(self._lint, self._failed)
+        # The findings last published for each document (a notebook cell is one): (text, findings).
+        self.published: dict[str, tuple[str, list[Diagnostic]]] = {}
+        self.notebook_cells: dict[str, set[str]] = {}  # notebook URI -> cells last published
+
+    # logging -------------------------------------------------------------------------------------
+    def log(self, level: str, message: str) -> None:
+        self.server.window_log_message(types.LogMessageParams(type=LOG_LEVELS[level], message=f"{NAME}: {message}"))
+        if level == "error":
+            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                                    message=f"{NAME}: {message}"))
+
+    def log_from_any_thread(self, level: str, message: str) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.log, level, message)
+
+    @property
+    def encoding(self) -> str:
+        return str(getattr(self.server.workspace.position_encoding, "value", None)
+                   or self.server.workspace.position_encoding or "utf-16")
+
+    # snapshots (on the loop) ---------------------------------------------------------------------
+    def snapshot(self, uri: str) -> Snapshot | None:
+        """The document or notebook at `uri` (a cell's URI gives its notebook), if it is Python."""
+        workspace = self.server.workspace
+        notebook = workspace.get_notebook_document(notebook_uri=uri) or workspace.get_notebook_document(cell_uri=uri)
+        if notebook is not None:
+            return self._notebook_snapshot(notebook)
+        if uri not in workspace.text_documents:
+            return None
+        document = workspace.get_text_document(uri)
+        if document.language_id != "python" and not document.uri.endswith(PYTHON_SUFFIXES):
+            return None
+        return Snapshot(uri, _path(uri), document.version, text=document.source)
+
+    def _notebook_snapshot(self, notebook: types.NotebookDocument) -> Snapshot:
+        workspace = self.server.workspace
+        cells = []
+        for number, cell in enumerate(notebook.cells, start=1):
+            if cell.kind != types.NotebookCellKind.Code or cell.document not in workspace.text_documents:
+                continue
+            document = workspace.get_text_document(cell.document)
+            if document.language_id in (None, "python"):
+                cells.append(Cell(cell.document, number, document.source, document.version))
+        return Snapshot(notebook.uri, _path(notebook.uri), notebook.version, cells=tuple(cells), notebook=True)
+
+    def schedule(self, uri: str) -> None:
+        self.loop = self.loop or asyncio.get_running_loop()
+        snapshot = self.snapshot(uri)
+        if snapshot is not None:
+            self.worker.submit(snapshot.uri, snapshot)
+
+    def relint_all(self) -> None:
+        workspace = self.server.workspace
+        for uri in list(workspace.notebook_documents):
+            self.schedule(uri)
+        for uri in list(workspace.text_documents):
+            if workspace.get_notebook_document(cell_uri=uri) is None:
+                self.schedule(uri)
+
+    # the worker thread ---------------------------------------------------------------------------
+    def _lint(self, snapshot: Snapshot) -> None:
+        """On the worker thread: lint, then hand the findings to the loop."""
+        config = self.configs.for_path(_file(snapshot.uri))
+        findings = documents.lint(snapshot, config)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._deliver, findings)
+
+    def _failed(self, snapshot: Snapshot, error: BaseException) -> None:
+        where = "".join(traceback.format_exception_only(type(error), error)).strip()
+        self.log_from_any_thread("error", f"internal error while checking {snapshot.path}: {where} "
+                                          "(please report it); the server goes on")
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._deliver, Findings(snapshot, {
+                uri: [] for uri in _documents_of(snapshot)}, error=None))
+
+    # back on the loop ----------------------------------------------------------------------------
+    def _current(self, snapshot: Snapshot) -> bool:
+        """Whether the snapshot is still what the editor shows (no newer edit, not closed)."""
+        if self.worker.is_pending(snapshot.uri):
+            return False
+        now = self.snapshot(snapshot.uri)
+        return now is not None and now.version == snapshot.version and now.cells == snapshot.cells and (
+            now.text == snapshot.text)
+
+    def _deliver(self, findings: Findings) -> None:
+        snapshot = findings.snapshot
+        if not self._current(snapshot):
+            return  # a newer version is on its way, or the document was closed
+        if findings.error:
+            self.log("log", f"{snapshot.path}: {findings.error}; no findings shown")
+        texts = {cell.uri: cell.text for cell in snapshot.cells} if snapshot.notebook else {snapshot.uri: snapshot.text}
+        indexes = {uri: LineIndex(text, self.encoding) for uri, text in texts.items()}
+        if snapshot.notebook:  # cells deleted since the last time lose their findings
+            for gone in self.notebook_cells.get(snapshot.uri, set()) - set(texts):
+                self.clear(gone)
+            self.notebook_cells[snapshot.uri] = set(texts)
+        versions = {cell.uri: cell.version for cell in snapshot.cells} if snapshot.notebook else {
+            snapshot.uri: snapshot.version}
+        for uri, found in findings.by_uri.items():
+            if uri not in texts:  # not a cell of this snapshot: nothing to place the findings in
+                continue
+            self.published[uri] = (texts[uri], found)
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, version=versions.get(uri),
+                diagnostics=[to_lsp(diagnostic, uri, indexes, snapshot) for diagnostic in found]))
+
+    def clear(self, uri: str) -> None:
+        self.published.pop(uri, None)
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # requests ------------------------------------------------------------------------------------
+    def hover(self, uri: str, position: types.Position) -> types.Hover | None:
+        if uri not in self.published:
+            return None
+        text, found = self.published[uri]
+        line, column = LineIndex(text, self.encoding).from_client(position.line, position.character)
+        here = (line + 1, column)
+        covering = [d for d in found if (d.line, d.col) <= here <= (
+            (d.end_line, d.end_col) if d.end_line is not None and d.end_col is not None else (d.line, 1 << 30))]
+        if not covering:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=hover_text(covering)))
+
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        snapshot = self.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return None
+        config = self.configs.for_path(_file(snapshot.uri))
+        only = params.context.only
+        encoding = self.encoding
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, lambda: code_actions(
+                snapshot, config, params.text_document.uri, params.range.start.line, params.range.end.line, only,
+                encoding))
+        except documents.SourceError as error:
+            self.log("log", f"{snapshot.path}: {error}; no code actions")
+            return None
+
+    async def register_watchers(self) -> None:
+        """Ask the client to report changes to the configuration files (where it can)."""
+        capability = self.server.client_capabilities.workspace
+        watched = capability and capability.did_change_watched_files
+        if not (watched and watched.dynamic_registration):
+            self.log("log", "the client cannot watch files; configuration is re-read when a config file is saved")
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS])
+        registration = types.Registration(id=f"{NAME}-config-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                          register_options=options)
+        try:
+            await self.server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        except Exception as error:  # noqa: BLE001 - a client that refuses: config is still re-read on save
+            self.log("log", f"could not register file watchers ({error})")
+
+    def config_changed(self, uri: str) -> None:
+        self.log("info", f"{_path(uri)} changed: configuration re-read")
+        self.configs.forget()
+        self.relint_all()
+
+
+def _path(uri: str) -> str:
+    return uris.to_fs_path(uri) or uri
+
+
+def _file(uri: str) -> Path | None:
+    path = uris.to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None
+
+
+def _documents_of(snapshot: Snapshot) -> list[str]:
+    return [cell.uri for cell in snapshot.cells] if snapshot.notebook else [snapshot.uri]
+
+
+def create_server() -> LanguageServer:
+    notebooks = types.NotebookDocumentSyncOptions(
+        notebook_selector=[types.NotebookDocumentFilterWithCells(
+            notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+        save=True)
+    server = LanguageServer(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                            notebook_document_sync=notebooks)
+    session = Session(server)
+    server.session = session  # for tests and debugging
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        session.loop = asyncio.get_running_loop()
+        await session.register_watchers()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        session.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        session.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        if is_config_file(_path(params.text_document.uri)):
+            session.config_changed(params.text_document.uri)
+        else:
+            session.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        session.clear(params.text_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        session.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: LanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        session.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        session.schedule(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        for cell in params.cell_text_documents:
+            session.clear(cell.uri)
+        session.notebook_cells.pop(params.notebook_document.uri, None)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        changed = [change.uri for change in params.changes if is_config_file(_path(change.uri))]
+        if changed:
+            session.config_changed(changed[0])
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return session.hover(params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=list(KINDS)))
+    async def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        return await session.code_actions(params)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: LanguageServer, params) -> None:
+        session.worker.stop()
+
+    return server
+
+
+def serve() -> int:
+    create_server().start_io()
+    return 0

@@ -1,0 +1,165 @@
+"""What the server lints: a snapshot of one open document, a Python file or a notebook's code
+cells, taken on the event loop and handed to the worker thread; and the engine's answers for it.
+
+No pygls or lsprotocol here: plain data in, the engine's `Diagnostic`s out.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from tfproc_lint.config import Config
+from tfproc_lint.diagnostics import Diagnostic
+from tfproc_lint.engine import lint_notebook, lint_program, lint_source, text_edits
+from tfproc_lint.fixing import apply_edits, fix_program, fix_source
+from tfproc_lint.noqa import noqa_edits
+from tfproc_lint.notebook import CellBoundaryError, Program, program_of
+from tfproc_lint.source import SourceError
+
+# Larger documents are not linted as you type: on this project's 2-core machine, a 10,000-line file
+# (160,000 characters) that passes the pre-filter took 16 s, and one lint thread serves every
+# document. `tfproc-lint check` still reads them.
+MAX_CHARACTERS = 200_000
+
+
+@dataclass(frozen=True)
+class Cell:
+    uri: str
+    number: int  # 1-based among all the notebook's cells, markdown included (as the CLI counts)
+    text: str
+    version: int | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Python document (`cells` empty) or a notebook (`cells`: its Python code cells)."""
+
+    uri: str
+    path: str  # as the engine names the file in messages
+    version: int | None
+    text: str = ""
+    cells: tuple[Cell, ...] = ()
+    notebook: bool = False
+
+    @property
+    def size(self) -> int:
+        return sum(len(cell.text) for cell in self.cells) if self.notebook else len(self.text)
+
+    def program(self) -> Program:
+        return program_of([(cell.number, cell.text) for cell in self.cells])
+
+    def cell(self, uri: str) -> Cell | None:
+        return next((cell for cell in self.cells if cell.uri == uri), None)
+
+    def cell_uri(self, number: int | None) -> str:
+        cell = next((cell for cell in self.cells if cell.number == number), None)
+        return cell.uri if cell is not None else self.uri
+
+
+@dataclass
+class Findings:
+    """The findings of one snapshot, per document URI (each cell of a notebook is a document)."""
+
+    snapshot: Snapshot
+    by_uri: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    error: str | None = None  # why nothing was linted (bad input), one line
+
+
+def check_size(snapshot: Snapshot) -> None:
+    if snapshot.size > MAX_CHARACTERS:
+        raise SourceError(f"not checked while editing: {snapshot.size:,} characters (the limit is "
+                          f"{MAX_CHARACTERS:,}); run `tfproc-lint check` on it")
+
+
+def lint(snapshot: Snapshot, config: Config) -> Findings:
+    """Findings for publishing (fix titles, no edits: edits are computed when code actions are
+    asked for). Bad input gives no findings and a reason."""
+    empty = {cell.uri: [] for cell in snapshot.cells} if snapshot.notebook else {snapshot.uri: []}
+    findings = Findings(snapshot, empty)
+    try:
+        check_size(snapshot)
+        if snapshot.notebook:
+            for diagnostic in lint_notebook(snapshot.program(), snapshot.path, config):
+                findings.by_uri.setdefault(snapshot.cell_uri(diagnostic.cell), []).append(diagnostic)
+        else:
+            findings.by_uri[snapshot.uri] = lint_source(snapshot.text, snapshot.path, config)
+    except SourceError as error:
+        findings.error = str(error)
+    return findings
+
+
+# Fixes: each an edit per document, as {uri: (text before, text after)} -------------------------
+Change = dict  # uri -> (before, after)
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding with edits, and where it lies in the document the editor shows."""
+
+    diagnostic: Diagnostic  # with edits; for a notebook, in the joined program's positions
+    uri: str
+    line: int  # 1-based in that document
+    end_line: int
+
+
+# Editors ask for code actions whenever the cursor moves: the answers for the same text are kept.
+@functools.lru_cache(maxsize=8)
+def detailed(snapshot: Snapshot, config: Config) -> tuple[list[Located], Program | None]:
+    """Every finding with its fix's edits, positioned in its document (shared: do not modify)."""
+    check_size(snapshot)
+    if not snapshot.notebook:
+        found = lint_source(snapshot.text, snapshot.path, config, fix_edits=True)
+        return [Located(d, snapshot.uri, d.line, d.end_line or d.line) for d in found], None
+    program = snapshot.program()
+    located = []
+    for diagnostic in lint_program(program, snapshot.path, config):
+        cell, line = program.locate(diagnostic.line)
+        end_cell, end_line = program.locate(diagnostic.end_line or diagnostic.line)
+        located.append(Located(diagnostic, snapshot.cell_uri(cell), line, end_line if end_cell == cell else line))
+    return located, program
+
+
+def apply(snapshot: Snapshot, program: Program | None, edits) -> Change:
+    """The documents changed by `edits` (offsets into the Python text or the joined program)."""
+    if program is None:
+        after = apply_edits(snapshot.text, list(edits))
+        return {snapshot.uri: (snapshot.text, after)} if after != snapshot.text else {}
+    try:
+        sources = program.with_edits(edits).sources()
+    except CellBoundaryError:
+        return {}
+    return _cell_changes(snapshot, sources)
+
+
+def _cell_changes(snapshot: Snapshot, sources: dict[int, str]) -> Change:
+    changes = {}
+    for cell in snapshot.cells:
+        after = sources.get(cell.number, cell.text)
+        if after != cell.text:
+            changes[cell.uri] = (cell.text, after)
+    return changes
+
+
+def noqa_change(snapshot: Snapshot, program: Program | None, located: Located) -> Change:
+    """`# noqa: CODE` added to the finding's line; {} where no comment can go."""
+    text = snapshot.text if program is None else program.text
+    edits, _skipped = noqa_edits(text, [located.diagnostic])
+    return apply(snapshot, program, edits) if edits else {}
+
+
+@functools.lru_cache(maxsize=8)
+def fix_all(snapshot: Snapshot, config: Config) -> tuple[Change, int]:
+    """Every safe fix, applied in rounds as `tfproc-lint check --fix` does, and how many applied."""
+    check_size(snapshot)
+    if not snapshot.notebook:
+        outcome = fix_source(snapshot.text, snapshot.path, config)
+        changed = outcome.source != snapshot.text
+        return ({snapshot.uri: (snapshot.text, outcome.source)} if changed else {}), len(outcome.applied)
+    program, applied, _remaining = fix_program(snapshot.program(), snapshot.path, config)
+    return _cell_changes(snapshot, program.sources()), len(applied)
+
+
+def line_edits(before: str, after: str):
+    """The smallest line-level edits from `before` to `after` (character offsets into `before`)."""
+    return text_edits(before, after)
