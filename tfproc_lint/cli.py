@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply safe fixes")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also apply unsafe fixes")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the result cache (fixes and diffs never use it)")
+    check.add_argument("--cache-dir",
+                       help="the result cache's folder (default: .tfproc_lint_cache in the project root)")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
@@ -101,7 +105,7 @@ def configuration(args):
     config = load_config(Path.cwd(), args.config)
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
-                   "assume_start_method", "assume_gpu"):
+                   "assume_start_method", "assume_gpu", "cache_dir"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value
@@ -143,7 +147,7 @@ def _check(args) -> int:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:
         results = batch.check_files(files, config, args.jobs, progress=progress,
-                                    fix_edits=args.format in ("json", "sarif"))
+                                    fix_edits=args.format in ("json", "sarif"), cache=_cache(args, config))
         run = Run(results)
     console.done()
     run.results.extend(_error_result(error) for error in path_errors)
@@ -170,6 +174,23 @@ def _check(args) -> int:
     if args.diff:
         return _exit_code(args, EXIT_FINDINGS if run.fixed or run.diagnostics else EXIT_CLEAN)
     return _exit_code(args, EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN)
+
+
+def _cache(args, config):
+    """The result cache for this run, or None (`--no-cache`, or a folder that cannot be used: one warning)."""
+    if args.no_cache:
+        return None
+    from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
+    from tfproc_lint.config import find_project_root
+
+    if config.cache_dir:
+        directory = Path(config.cache_dir).expanduser()
+    else:
+        directory = (find_project_root(Path.cwd()) or Path.cwd()) / DEFAULT_CACHE_DIR
+    cache, warning = open_cache(directory)
+    if warning:
+        print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
+    return cache
 
 
 # adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------
