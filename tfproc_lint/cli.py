@@ -7,8 +7,6 @@ configuration error, or an internal error.
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
 from pathlib import Path
 
@@ -81,11 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    own_process = argv is None  # the console script: tune the garbage collector (batch.TUNE_GC)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "probe":
         return _probe(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.own_process = own_process
     try:
         if args.command == "check":
             return _check(args)
@@ -138,6 +138,7 @@ def _check(args) -> int:
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
+    batch.TUNE_GC = args.own_process
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
         results = [entry.result for entry in fixed]
@@ -195,8 +196,8 @@ def _cache(args, config):
 
 # adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------
 def _check_adoption_options(args) -> None:
-    from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
-
+    if args.statistics:  # imported only then: it loads json
+        from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
     if args.statistics and (args.diff or args.format not in STATISTICS_FORMATS):
         raise UsageError(f"--statistics prints {' or '.join(STATISTICS_FORMATS)}; it cannot be combined with "
                          f"{'--diff' if args.diff else '--format ' + args.format}")
@@ -273,6 +274,8 @@ def _ended(cell_source: str) -> str:
 
 
 def _diff(before: str, after: str, name: str) -> str:
+    import difflib
+
     return "".join(difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{name}", tofile=f"b/{name}",
     ))
@@ -285,6 +288,8 @@ def _rules(args) -> int:
 
     rules = all_rules()
     if args.format == "json":
+        import json
+
         entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
             "fix": r.fix_availability, "opt_in": not r.default_enabled, "url": rule_url(r.code),

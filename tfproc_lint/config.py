@@ -17,11 +17,6 @@ from pathlib import Path
 from typing import Iterable
 
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 START_METHODS = ("fork", "spawn", "forkserver")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
@@ -230,6 +225,10 @@ def load_config(start: Path | None = None, explicit: Path | None = None) -> Conf
 
 
 def _apply_pyproject(config: Config, path: Path) -> Config:
+    if sys.version_info >= (3, 11):  # imported here: a run without pyproject.toml never needs it
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
