@@ -2,7 +2,8 @@
 
 Checks the commit out into a temporary git worktree and runs `python -m tfproc_lint.cli check`
 from each tree (PYTHONPATH picks the tree; the same interpreter and libraries serve both), in
-alternating order, from an empty directory. Prints the medians and min-max of each command.
+alternating order, from an empty directory. Prints the medians and min-max of each command. A
+tree that has the result cache runs with `--no-cache`: both sides are cold checks.
 
     .venv/bin/python benchmarks/versus_commit.py 3557805 --rounds 7
     .venv/bin/python benchmarks/versus_commit.py HEAD~3 --paths src/
@@ -37,6 +38,8 @@ def main() -> int:
     trees = {args.commit: earlier, "working tree": str(ROOT)}
     times: dict[tuple[str, str], list[float]] = {}
     cwd = tempfile.mkdtemp(prefix="versus_cwd_")  # no project configuration to pick up
+    cold = {name: ["--no-cache"] if "--no-cache" in (Path(tree) / "tfproc_lint" / "cli.py").read_text() else []
+            for name, tree in trees.items()}
     try:
         for round_number in range(args.rounds):
             order = list(trees.items()) if round_number % 2 == 0 else list(trees.items())[::-1]
@@ -44,8 +47,8 @@ def main() -> int:
                 for jobs in (["-j1"], []):
                     env = dict(os.environ, PYTHONPATH=tree)
                     start = time.perf_counter()
-                    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "check", *jobs, *paths],
-                                            cwd=cwd, env=env, capture_output=True, text=True, check=False)
+                    command = [sys.executable, "-m", "tfproc_lint.cli", "check", *jobs, *cold[name], *paths]
+                    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
                     times.setdefault((name, " ".join(jobs) or "default jobs"), []).append(time.perf_counter() - start)
                     if result.returncode not in (0, 1):
                         raise SystemExit(f"versus_commit: {name} exited {result.returncode}: {result.stderr[-500:]}")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from expectations import expected, fixture_config, lint_fixtures
 from tfproc_lint import engine
+from tfproc_lint.analysis import prefilter
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
 from tfproc_lint.rules.base import all_rules
 
@@ -42,7 +44,11 @@ def test_every_bad_fixture_passes_the_syntax_tree_stage(path: Path) -> None:
 
 
 def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
-    """The second stage only skips work: every file gives the same findings without it."""
+    """The second stage only skips work: every file gives the same findings without it, through
+    the engine and through batch.py (which screens before importing the engine)."""
+    from tfproc_lint import batch
+    from tfproc_lint.files import SourceFile
+
     sources = [(path, path.read_text(encoding="utf-8")) for path in PYTHON]
     sources = [(path, source) for path, source in sources if may_match(source)]
     assert len(sources) > 100
@@ -51,10 +57,20 @@ def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
         return [(str(path), [(d.line, d.code, d.message) for d in engine.lint_source(
             source, str(path), fixture_config(source, str(path)))]) for path, source in sources]
 
-    staged = findings()
+    def batch_findings():
+        results = [batch._check_file(SourceFile(path, str(path)), fixture_config(source, str(path)), False, None)
+                   for path, source in sources]
+        return [(r.path, [(d.line, d.code, d.message) for d in r.diagnostics], r.error) for r in results]
+
+    staged, staged_batch = findings(), batch_findings()
+    stopped = [path for path, source in sources if not may_match_tree(source, ast.parse(source))]
     monkeypatch.setattr(engine, "may_match_tree", lambda source, tree: True)
+    monkeypatch.setattr(batch, "may_match_tree", lambda source, tree: True)
     assert findings() == staged
+    assert batch_findings() == staged_batch
+    assert [(path, found) for path, found, _ in staged_batch] == staged
     assert sum(1 for _, found in staged if found) > 50
+    assert stopped  # the stage is exercised: some files stop there
 
 
 @pytest.mark.parametrize("source", [
@@ -90,6 +106,17 @@ def test_every_runtime_setting_is_a_prefilter_marker() -> None:
     "from os import environ as env\nimport tensorflow as tf\nenv['CUDA_VISIBLE_DEVICES'] = '0'\n",
     "import os, tensorflow as tf\nos.environ.update(TF_FORCE_GPU_ALLOW_GROWTH='true')\n",
     "import os, tensorflow as tf\nKEY = 'TF_GPU_ALLOCATOR'\nos.putenv(KEY, 'cuda_malloc_async')\n",
+    # scopes: a function's own import, a `global` import made elsewhere, a class body, a comprehension
+    "import keras\ndef f():\n    import tensorflow as tf\n    tf.config.set_visible_devices([], 'GPU')\n",
+    "import keras\ntf = None\ndef f():\n    global tf\n    import tensorflow as tf\n"
+    "def g():\n    tf.config.set_visible_devices([], 'GPU')\n",
+    "import keras\nclass A:\n    import tensorflow as tf\n    tf.config.set_visible_devices([], 'GPU')\n",
+    "import tensorflow as tf\n[tf.config.experimental.set_memory_growth(g, True) for g in gpus]\n",
+    "import tensorflow as tf\ndef f(x=tf.config.set_visible_devices([], 'GPU')):\n    import numpy as tf\n",
+    # environment writes through an alias, and each setter method
+    "import os as o, tensorflow\nenv = o.environ\ndef f():\n    env['CUDA_VISIBLE_DEVICES'] = '0'\n",
+    "import os, tensorflow as tf\nos.environ.setdefault('TF_NUM_INTRAOP_THREADS', '1')\n",
+    "import os, tensorflow as tf\nos.environ.__setitem__('TF_NUM_INTRAOP_THREADS', '1')\n",
 ])
 def test_settings_the_analysis_resolves_pass_the_syntax_tree_stage(source: str) -> None:
     assert may_match(source) and may_match_tree(source, ast.parse(source))
@@ -101,6 +128,15 @@ def test_settings_the_analysis_resolves_pass_the_syntax_tree_stage(source: str) 
     "import tensorflow as tf\nclass Context:\n    def set_memory_growth(self, dev, on):\n        pass\n",
     "import os\nimport tensorflow as tf\n# docs: CUDA_VISIBLE_DEVICES picks the GPUs; see os.environ\n",
     "import tensorflow as tf\nenviron = {}\nenviron['CUDA_VISIBLE_DEVICES'] = '0'\n",
+    # a function's own binding hides the module's (keras/src/ops/nn_test.py: 4,000 lines parsed for this)
+    "import tensorflow as tf\ndef test():\n    from keras.src.utils.module_utils import tensorflow as tf\n"
+    "    tf.config.set_logical_device_configuration(d, [])\n",
+    "import tensorflow as tf\ndef test(tf):\n    tf.config.set_logical_device_configuration(d, [])\n",
+    # a method does not see its class body's names
+    "import keras\nclass A:\n    import tensorflow as tf\n    def m(self):\n"
+    "        tf.config.set_visible_devices([])\n",
+    # reading the environment sets nothing
+    "import os, tensorflow as tf\nprint(os.environ['CUDA_VISIBLE_DEVICES'], os.environ.get('TF_GPU_ALLOCATOR'))\n",
 ])
 def test_settings_that_cannot_resolve_stop_at_the_syntax_tree_stage(source: str) -> None:
     assert may_match(source)
@@ -129,3 +165,75 @@ def test_every_process_maker_the_analysis_knows_passes(name: str) -> None:
     module, _, attribute = name.rpartition(".")
     source = f"import tensorflow as tf\nimport {module} as m\n\nm.{attribute}(2)\n"
     assert may_match(source) and may_match_bytes(source.encode())
+# The text stage's patterns before they lost their leading `\b` (slow: `re` tried every position).
+_REFERENCE_SETTING = re.compile(
+    rf"\b(?:{'|'.join(sorted(prefilter._SETTERS))})\b"
+    r"|(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)[\s\S]*?(?:environ|putenv)"
+    r"|(?:environ|putenv)[\s\S]*?(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)"
+)
+_REFERENCE_PROCESS_MODULE = re.compile(
+    r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
+    r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
+)
+
+
+def _reference_decisions(source: str) -> tuple[bool, bool]:
+    tensorflow = any(marker in source for marker in prefilter._GROUPS[1])
+    makes = (all(any(marker in source for marker in group) for group in (prefilter._GROUPS[0], prefilter._GROUPS[2]))
+             and _REFERENCE_PROCESS_MODULE.search(source) is not None and prefilter._MAKER.search(source) is not None)
+    setting = any(marker in source for marker in prefilter._SETTINGS) and _REFERENCE_SETTING.search(source) is not None
+    return tensorflow and (setting or makes), makes
+
+
+def _installed_sources() -> list[Path]:
+    import importlib.util
+
+    roots = []
+    for name in ("tensorflow", "keras"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots.append(Path(next(iter(spec.submodule_search_locations))))
+    return [path for root in roots for path in root.rglob("*.py")]
+
+
+def test_the_text_stage_decides_as_the_word_boundary_patterns_did() -> None:
+    """On every file of the installed TensorFlow and Keras that reaches the text stage (and ours)."""
+    installed = _installed_sources()
+    if not installed:
+        pytest.skip("TensorFlow and Keras are not installed (the probe extra)")
+    texts = [path.read_text(encoding="utf-8", errors="replace") for path in installed
+             if may_match_bytes(path.read_bytes())]
+    texts += [path.read_text(encoding="utf-8") for path in PYTHON]
+    assert len(texts) > 400
+    decided = [(may_match(text), prefilter._makes_processes(text)) for text in texts]
+    assert decided == [_reference_decisions(text) for text in texts]
+    assert sum(match for match, _ in decided) > 100
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("mp.Pool(2)", True), ("xPool(2)", False), ("_Pool(2)", False), ("éPool(2)", False), ("Pool(2)", True),
+    ("x.fork()", True), ("os_fork()", False), ("PoolPool(", False), ("(Pool (", True), ("١Pool(", False),
+])
+def test_a_match_must_start_a_word(text: str, expected: bool) -> None:
+    pattern = re.compile(r"(?:Pool|fork)\s*\(")
+    assert prefilter._at_word_start(pattern, text) is expected
+    assert (re.search(r"\b(?:Pool|fork)\s*\(", text) is not None) is expected
+
+
+def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> None:
+    """A file given on the command line is pre-filtered before LibCST is imported."""
+    import subprocess
+    import sys
+
+    from conftest import run_env
+
+    (tmp_path / "plain.py").write_text("import os\nprint(os.getcwd())\n", encoding="utf-8")
+    (tmp_path / "bad.py").write_bytes(b"print('\xff')\n")
+    command = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', {}]); "
+               "print(code, 'libcst' in sys.modules)")
+    plain = subprocess.run([sys.executable, "-c", command.format("'plain.py'")], cwd=tmp_path, capture_output=True,
+                           text=True, env=run_env(), check=True)
+    assert plain.stdout.splitlines()[-1] == "0 False"
+    bad = subprocess.run([sys.executable, "-c", command.format("'bad.py'")], cwd=tmp_path, capture_output=True,
+                         text=True, env=run_env(), check=True)
+    assert bad.stdout.splitlines()[-1] == "1 False" and "bad.py: cannot decode" in bad.stderr

@@ -7,14 +7,22 @@ import os
 from collections import deque
 from dataclasses import dataclass, field
 
-from tfproc_lint.analysis.prefilter import may_match, may_match_bytes
+from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
+from tfproc_lint.cache import ResultCache
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
-from tfproc_lint.source import SourceError, decode
+from tfproc_lint.rules import rule_codes
+from tfproc_lint.source import SourceError, decode, parse_guard
 
 
 PARALLEL_MIN_FILES = 32  # below this, starting worker processes (about 0.1 s) does not pay
+# Set by the command line (a short-lived process of its own): after the engine's import, move
+# every object to the garbage collector's permanent generation (gc.freeze) and collect young
+# objects less often. LibCST's modules and trees are then no longer scanned again and again
+# (cyclic collections took about a fifth of a `-j1` run on TensorFlow's sources).
+TUNE_GC = False
+_gc_tuned = False
 
 
 @dataclass
@@ -34,25 +42,44 @@ def default_jobs() -> int:
 
 
 def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress=None,
-                fix_edits: bool = False) -> list[FileResult]:
-    """Results in the order of `files`; identical for any number of jobs."""
+                fix_edits: bool = False, cache: ResultCache | None = None) -> list[FileResult]:
+    """Results in the order of `files`; identical for any number of jobs, with or without `cache`."""
     jobs = jobs or default_jobs()
     if jobs > 1 and len(files) >= max(PARALLEL_MIN_FILES, 2):
-        return _check_in_workers(files, config, jobs, progress, fix_edits)
-    return list(_with_progress((_check_file(f, config, fix_edits) for f in files), progress))
+        return _check_in_workers(files, config, jobs, progress, fix_edits, cache)
+    return list(_with_progress((_check_file(f, config, fix_edits, cache) for f in files), progress))
 
 
-def _check_file(source_file: SourceFile, config: Config, fix_edits: bool) -> FileResult:
-    """Read, pre-filter on bytes, decode and lint one file."""
-    prepared = _prepare(source_file, config, fix_edits)
+def _check_file(source_file: SourceFile, config: Config, fix_edits: bool, cache: ResultCache | None) -> FileResult:
+    """Read, pre-filter, look up in the cache, and lint one file."""
+    prepared = _prepare(source_file, config, fix_edits, cache)
     if isinstance(prepared, FileResult):
         return prepared
     return _lint_text(prepared)
 
 
-def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileResult | tuple:
-    """A finished result (skipped by the pre-filter, unreadable) or the task that lints it: the
-    text, or a notebook's program."""
+@dataclass
+class _Task:
+    """A file that must be linted: its text (or a notebook's program), and where its result goes."""
+
+    text: object  # str, or a notebook's Program
+    display: str
+    config: Config
+    fix_edits: bool
+    syntax_tree: object = None  # for a Python file: the tree the screening built (None: CPython rejects it)
+    cache: ResultCache | None = None
+    key: str = ""
+
+    @property
+    def length(self) -> int:
+        return len(self.text if isinstance(self.text, str) else self.text.text)
+
+
+def _prepare(source_file: SourceFile, config: Config, fix_edits: bool,
+             cache: ResultCache | None = None) -> FileResult | _Task:
+    """A finished result (skipped by the pre-filter, found in the cache, unreadable) or the task
+    that lints it. Everything here runs without the engine (LibCST): a run in which no file needs
+    the analysis, or every such file's result is cached, never imports it."""
     result = FileResult(source_file.display)
     try:
         data = source_file.path.read_bytes()
@@ -61,14 +88,37 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool) -> FileRe
         text = _notebook_program(data) if is_notebook(source_file.path) else decode(data).text
         if text is None:
             return result  # a notebook in another language
-        if not (source_file.explicit or may_match(text if isinstance(text, str) else text.text)):
-            return result  # lint_source would return at once; this keeps the worker off the engine
-        return text, source_file.display, config, fix_edits
+        source = text if isinstance(text, str) else text.text
+        # Files named on the command line are decoded whatever they hold (bad bytes get a reason),
+        # then pre-filtered like the others: lint_source would return at once.
+        if not may_match(source) or not _any_rule_enabled(config):
+            return result
+        key = cache.key(data, source_file.display, config, fix_edits) if cache is not None else ""
+        if key:
+            cached = cache.get(key)
+            if isinstance(cached, FileError):
+                result.error = cached
+                return result
+            if cached is not None:
+                result.diagnostics = cached
+                return result
+        task = _Task(text, source_file.display, config, fix_edits, cache=cache, key=key)
+        if isinstance(text, str):
+            task.syntax_tree = parse_guard(text)  # raises SourceError for code nested too deeply
+            if task.syntax_tree is not None and not may_match_tree(text, task.syntax_tree):
+                _store(task, result)
+                return result
+        return task
     except OSError as error:
         result.error = FileError(source_file.display, f"cannot read: {error.strerror or error}")
     except SourceError as error:
         result.error = FileError(source_file.display, str(error))
     return result
+
+
+def _any_rule_enabled(config: Config) -> bool:
+    """False only when the selection enables no rule (the engine would return at once)."""
+    return any(config.is_enabled(code) for code in rule_codes())
 
 
 def _notebook_program(data: bytes):
@@ -77,48 +127,61 @@ def _notebook_program(data: bytes):
     return read_notebook(data).program
 
 
-def _task_length(task: tuple) -> int:
-    return len(task[0] if isinstance(task[0], str) else task[0].text)
-
-
-def _lint_text(task: tuple) -> FileResult:
+def _lint_text(task: _Task) -> FileResult:
     # The engine (LibCST and the rules, about 0.2 s to import) is imported by the first file that
     # passes the pre-filter: in each worker, while the others go on reading, and never for a run
     # in which no file can match.
     from tfproc_lint.engine import lint_source
     from tfproc_lint.fixing import plan_program, plan_source
 
-    text, display, config, fix_edits = task
-    result = FileResult(display)
+    _tune_gc()
+    result = FileResult(task.display)
     try:
-        if isinstance(text, str):
-            result.diagnostics = lint_source(text, display, config, fix_edits=fix_edits)
+        if isinstance(task.text, str):
+            result.diagnostics = lint_source(task.text, task.display, task.config, fix_edits=task.fix_edits,
+                                             syntax_tree=task.syntax_tree)
             if any(d.fix for d in result.diagnostics):  # list exactly the fixes --fix would apply
-                result.diagnostics = plan_source(text, display, config)
+                result.diagnostics = plan_source(task.text, task.display, task.config)
         else:
-            result.diagnostics = plan_program(text, display, config)
+            result.diagnostics = plan_program(task.text, task.display, task.config)
     except SourceError as error:
-        result.error = FileError(display, str(error))
+        result.error = FileError(task.display, str(error))
     except Exception as error:  # noqa: BLE001 - report one file's bug, keep going
-        result.error = FileError(display, f"internal error: {type(error).__name__}: {error}", internal=True)
+        result.error = FileError(task.display, f"internal error: {type(error).__name__}: {error}", internal=True)
+    _store(task, result)
     return result
 
 
-def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool]) -> list[FileResult | int]:
-    """First pass, in a worker: read and pre-filter. Per file, its finished result, or the length
-    of a text that must be linted."""
-    files, config, fix_edits = chunk
+def _tune_gc() -> None:
+    global _gc_tuned
+    if TUNE_GC and not _gc_tuned:
+        import gc
+
+        _gc_tuned = True
+        gc.freeze()
+        gc.set_threshold(10_000, 50, 50)
+
+
+def _store(task: _Task, result: FileResult) -> None:
+    if task.key and task.cache is not None:
+        task.cache.put(task.key, result.diagnostics, result.error)
+
+
+def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool, ResultCache | None]) -> list[FileResult | int]:
+    """First pass, in a worker: read, pre-filter, look up the cache. Per file, its finished result,
+    or the length of a text that must be linted."""
+    files, config, fix_edits, cache = chunk
     screened: list[FileResult | int] = []
     for source_file in files:
-        prepared = _prepare(source_file, config, fix_edits)
-        screened.append(prepared if isinstance(prepared, FileResult) else _task_length(prepared))
+        prepared = _prepare(source_file, config, fix_edits, cache)
+        screened.append(prepared if isinstance(prepared, FileResult) else prepared.length)
     if not all(isinstance(result, FileResult) for result in screened):
         # This worker will lint: import the engine now, while the other workers go on screening.
         import tfproc_lint.engine  # noqa: F401
     return screened
 
 
-def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResult]:
+def _check_in_workers(files, config, jobs, progress, fix_edits, cache) -> list[FileResult]:
     """Forked workers (cheap and safe here: tfproc-lint starts no threads and no TensorFlow) take
     two kinds of task: screening a chunk of files (read, pre-filter), and linting one candidate
     that a screening found. Candidates go first, longest first, as soon as they are found, so that
@@ -141,10 +204,10 @@ def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResu
                 while len(in_flight) < 2 * workers and (candidates or chunk_starts):
                     if candidates:
                         index = heapq.heappop(candidates)[1]
-                        in_flight[executor.submit(_check_file, files[index], config, fix_edits)] = (False, index)
+                        in_flight[executor.submit(_check_file, files[index], config, fix_edits, cache)] = (False, index)
                     else:
                         start = chunk_starts.popleft()
-                        chunk = (files[start:start + size], config, fix_edits)
+                        chunk = (files[start:start + size], config, fix_edits, cache)
                         in_flight[executor.submit(_screen_chunk, chunk)] = (True, start)
 
             submit_more()
@@ -167,13 +230,13 @@ def _check_in_workers(files, config, jobs, progress, fix_edits) -> list[FileResu
         for i, result in enumerate(results):
             if result is not None:
                 continue
-            prepared = _prepare(files[i], config, fix_edits)
+            prepared = _prepare(files[i], config, fix_edits, cache)
             results[i] = prepared if isinstance(prepared, FileResult) else _lint_isolated(prepared, context)
             _progress(progress, 1)
     return results
 
 
-def _lint_isolated(task: tuple[str, str, Config, bool], context) -> FileResult:
+def _lint_isolated(task: _Task, context) -> FileResult:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
@@ -181,9 +244,9 @@ def _lint_isolated(task: tuple[str, str, Config, bool], context) -> FileResult:
         try:
             return executor.submit(_lint_text, task).result()
         except BrokenProcessPool:
-            return FileResult(task[1], error=FileError(
-                task[1], "internal error: the process checking this file died (a crash in native code, or out of "
-                         "memory)", internal=True))
+            return FileResult(task.display, error=FileError(
+                task.display, "internal error: the process checking this file died (a crash in native code, or "
+                              "out of memory)", internal=True))
 
 
 def _progress(progress, count: int) -> None:

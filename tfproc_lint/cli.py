@@ -7,8 +7,6 @@ configuration error, or an internal error.
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
 from pathlib import Path
 
@@ -55,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the result cache (fixes and diffs never use it)")
+    check.add_argument("--cache-dir",
+                       help="the result cache's folder (default: .tfproc_lint_cache in the project root)")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
@@ -81,11 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    own_process = argv is None  # the console script: tune the garbage collector (batch.TUNE_GC)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "probe":
         return _probe(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.own_process = own_process
     try:
         if args.command == "check":
             return _check(args)
@@ -107,7 +111,7 @@ def configuration(args):
     config = load_config(Path.cwd(), args.config)
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
-                   "assume_start_method", "assume_gpu"):
+                   "assume_start_method", "assume_gpu", "cache_dir"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value
@@ -138,6 +142,7 @@ def _check(args) -> int:
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
+    batch.TUNE_GC = args.own_process
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
         results = [entry.result for entry in fixed]
@@ -147,7 +152,7 @@ def _check(args) -> int:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:
         results = batch.check_files(files, config, args.jobs, progress=progress,
-                                    fix_edits=args.format in ("json", "sarif"))
+                                    fix_edits=args.format in ("json", "sarif"), cache=_cache(args, config))
         run = Run(results, unsafe_fixes=args.unsafe_fixes)  # as Ruff: unsafe fixes shown as available
     console.done()
     run.results.extend(_error_result(error) for error in path_errors)
@@ -176,10 +181,27 @@ def _check(args) -> int:
     return _exit_code(args, EXIT_FINDINGS if run.diagnostics or run.errors else EXIT_CLEAN)
 
 
+def _cache(args, config):
+    """The result cache for this run, or None (`--no-cache`, or a folder that cannot be used: one warning)."""
+    if args.no_cache:
+        return None
+    from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
+    from tfproc_lint.config import find_project_root
+
+    if config.cache_dir:
+        directory = Path(config.cache_dir).expanduser()
+    else:
+        directory = (find_project_root(Path.cwd()) or Path.cwd()) / DEFAULT_CACHE_DIR
+    cache, warning = open_cache(directory)
+    if warning:
+        print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
+    return cache
+
+
 # adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------
 def _check_adoption_options(args) -> None:
-    from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
-
+    if args.statistics:  # imported only then: it loads json
+        from tfproc_lint.output.statistics import FORMATS as STATISTICS_FORMATS
     if args.statistics and (args.diff or args.format not in STATISTICS_FORMATS):
         raise UsageError(f"--statistics prints {' or '.join(STATISTICS_FORMATS)}; it cannot be combined with "
                          f"{'--diff' if args.diff else '--format ' + args.format}")
@@ -256,6 +278,8 @@ def _ended(cell_source: str) -> str:
 
 
 def _diff(before: str, after: str, name: str) -> str:
+    import difflib
+
     return "".join(difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{name}", tofile=f"b/{name}",
     ))
@@ -268,6 +292,8 @@ def _rules(args) -> int:
 
     rules = all_rules()
     if args.format == "json":
+        import json
+
         entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
             "fix": r.fix_availability, "opt_in": not r.default_enabled, "url": rule_url(r.code),

@@ -17,11 +17,6 @@ from pathlib import Path
 from typing import Iterable
 
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 START_METHODS = ("fork", "spawn", "forkserver")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
@@ -46,6 +41,8 @@ class Config:
     target_python: tuple[int, int] | None = None
     assume_start_method: str | None = None
     assume_gpu: bool = False  # the code runs where TensorFlow sees GPUs (TFP401)
+    # The result cache's folder (None: `.tfproc_lint_cache` in the project root); not part of a result.
+    cache_dir: str | None = None
     # Where target_python came from, in the user's terms ("requires-python in pyproject.toml").
     target_python_source: str = ""
     origin: dict = field(default_factory=dict, compare=False, hash=False)
@@ -137,6 +134,12 @@ def _boolean(value, option: str) -> bool:
     raise ConfigError(f"{option}: expected true or false, got {value!r}")
 
 
+def _path(value, option: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{option}: expected a folder path, got {value!r}")
+    return value.strip()
+
+
 def _start_method(value, option: str = "assume-start-method") -> str:
     if value not in START_METHODS:
         raise ConfigError(f"{option}: expected one of {', '.join(START_METHODS)}, got {value!r}")
@@ -152,6 +155,7 @@ OPTIONS = {
     "target-python": ("target_python", parse_version),
     "assume-start-method": ("assume_start_method", _start_method),
     "assume-gpu": ("assume_gpu", _boolean),
+    "cache-dir": ("cache_dir", _path),
 }
 
 
@@ -209,14 +213,22 @@ def load_config(start: Path | None = None, explicit: Path | None = None) -> Conf
             if explicit:
                 raise ConfigError(f"config file {path} does not exist")
             continue
+        before = config.cache_dir
         if path.name.endswith(".toml"):
             config = _apply_pyproject(config, path)
         else:
             config = _apply_ini(config, path)
+        if config.cache_dir != before and not Path(config.cache_dir).expanduser().is_absolute():
+            # relative to the file that names it, as Ruff's cache-dir
+            config = replace(config, cache_dir=str(path.resolve().parent / Path(config.cache_dir).expanduser()))
     return config
 
 
 def _apply_pyproject(config: Config, path: Path) -> Config:
+    if sys.version_info >= (3, 11):  # imported here: a run without pyproject.toml never needs it
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,7 @@ from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.rules.base import Report, Rule, all_rules
-from tfproc_lint.source import DecodedSource, SourceError, decode, read_source  # noqa: F401 - re-exported
+from tfproc_lint.source import DecodedSource, SourceError, decode, parse_guard, read_source  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from tfproc_lint.notebook import Program
@@ -38,7 +37,7 @@ def parse(source: str) -> cst.Module:
 def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
     """LibCST's tree, and CPython's tree of the same source when CPython accepts it (the guard
     below builds it anyway; positions use it to find where statements start)."""
-    syntax_tree = _refuse_deep_nesting(source)
+    syntax_tree = parse_guard(source)
     return _parse_guarded(source), syntax_tree
 
 
@@ -55,32 +54,7 @@ def _parse_guarded(source: str) -> cst.Module:
         raise SourceError(f"cannot parse with LibCST: {str(error).splitlines()[0]}") from None
 
 
-# CPython's own messages for code nested beyond what its parser accepts.
-_TOO_DEEP = ("too many nested parentheses", "too many levels of indentation", "too complex")
-
-
-def _refuse_deep_nesting(source: str) -> ast.Module | None:
-    """Raise SourceError for code nested too deeply for LibCST to parse safely.
-
-    LibCST's native parser recurses on the C stack: a few thousand nesting levels (5,000 nested
-    parentheses, 4,000 chained `lambda:`) kill the process with SIGSEGV or SIGABRT, which no
-    `except` can catch and which breaks the whole `-j` worker pool. CPython's parser refuses such
-    code cleanly well before that (at most 200 nested brackets, at most 3x the recursion limit of
-    AST depth), so it parses first, as a guard; this costs 5-10% of the LibCST parse.
-    Other syntax errors are left to LibCST, which knows syntax newer than the running Python.
-    """
-    try:
-        with warnings.catch_warnings():  # e.g. invalid escape sequences: not ours to report
-            warnings.simplefilter("ignore")
-            return compile(source, "<source>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
-    except (RecursionError, MemoryError):
-        raise SourceError("cannot parse: the code is nested too deeply") from None
-    except SyntaxError as error:
-        if any(reason in str(error.msg) for reason in _TOO_DEEP):
-            raise SourceError(f"cannot parse: {error.msg} (line {error.lineno})") from None
-    except ValueError:  # NUL bytes: LibCST's error is reported below
-        pass
-    return None
+UNSCREENED = object()  # `lint_source(syntax_tree=...)` not given: the engine runs the guard and the stages
 
 
 def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
@@ -99,22 +73,26 @@ def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
                 respect_noqa: bool = True, fix_edits: bool = False, verify_fixes: bool = True,
-                notebook: bool = False) -> list[Diagnostic]:
+                notebook: bool = False, syntax_tree=UNSCREENED) -> list[Diagnostic]:
     """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
 
     A finding's `fix` names the rewrite and its safety. With `fix_edits=True` (fixing, diffs, JSON,
     SARIF) the edits are computed and, with `verify_fixes`, the rewritten module is re-analysed: a
     fix whose result would not parse or would have a finding the original does not is withdrawn.
     Without edits, the fix builders' own checks decide (a test keeps both answers equal).
-    `notebook`: the text is a notebook's code cells (see `lint_notebook`)."""
-    if not may_match(source):
+    `notebook`: the text is a notebook's code cells (see `lint_notebook`). `syntax_tree`: given by
+    a caller that already ran `prefilter.screen` on the text and got this tree (batch.py, which
+    screens before importing the engine)."""
+    screened = syntax_tree is not UNSCREENED
+    if not (screened or may_match(source)):
         return []
     rules = enabled_rules(config)
     if not rules:
         return []
-    syntax_tree = _refuse_deep_nesting(source)
-    if syntax_tree is not None and not may_match_tree(source, syntax_tree):
-        return []
+    if not screened:
+        syntax_tree = parse_guard(source)
+        if syntax_tree is not None and not may_match_tree(source, syntax_tree):
+            return []
     module = _parse_guarded(source)
     try:
         return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook,

@@ -33,18 +33,18 @@ _SETTINGS = ("_parallelism_threads", "device_configuration", "set_memory_growth"
              "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
 _SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
-# Confirmed by a `tf.config` setter's name (called, aliased or imported), or a variable next to
-# `os.environ`/`putenv`; `may_match_tree` then looks at how they resolve.
-_SETTING = re.compile(
-    rf"\b(?:{'|'.join(sorted(_SETTERS))})\b"
-    r"|(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)[\s\S]*?(?:environ|putenv)"
-    r"|(?:environ|putenv)[\s\S]*?(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)"
+_VARIABLES = ("CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
+# Confirmed by a `tf.config` setter's name (called, aliased or imported), or a runtime variable and
+# `os.environ`/`putenv` anywhere in the file; `may_match_tree` then looks at how they resolve.
+# The patterns that must start a word have no leading `\b`: with it, `re` cannot skip ahead to the
+# possible first characters and tries every position; `_at_word_start` checks the boundary instead
+# (the same decisions: tests/test_prefilter.py compares with the `\b` patterns on TensorFlow's sources).
+_SETTER = re.compile(rf"(?:{'|'.join(sorted(_SETTERS))})\b")
+_PROCESS_MODULE_WORD = re.compile(
+    r"(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b"
+    r"|fork\s*\(|use_multiprocessing\s*=\s*True\b"
 )
-
-_PROCESS_MODULE = re.compile(
-    r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
-    r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
-)
+_FROM_CONCURRENT = re.compile(r"from\s+concurrent\s+import")
 _MAKER = re.compile(
     r"\b_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
     r"|SyncManager|get_context"
@@ -53,17 +53,34 @@ _MAKER = re.compile(
 )
 
 
+def _at_word_start(pattern: re.Pattern, text: str) -> bool:
+    """`pattern` (whose matches start with a word character) matches where a word starts: what
+    `\b` + pattern finds."""
+    match = pattern.search(text)
+    while match is not None:
+        start = match.start()
+        if not start or not (text[start - 1].isalnum() or text[start - 1] == "_"):  # `\w`, as `re` has it
+            return True
+        match = pattern.search(text, start + 1)
+    return False
+
+
 def may_match(source: str) -> bool:
     tensorflow = any(marker in source for marker in _GROUPS[1])
-    if tensorflow and any(marker in source for marker in _SETTINGS) and _SETTING.search(source):
+    if tensorflow and any(marker in source for marker in _SETTINGS) and _names_a_setting(source):
         return True
     return tensorflow and _makes_processes(source)
+
+
+def _names_a_setting(source: str) -> bool:
+    return _at_word_start(_SETTER, source) or (
+        any(variable in source for variable in _VARIABLES) and ("environ" in source or "putenv" in source))
 
 
 def _makes_processes(source: str) -> bool:
     return (
         all(any(marker in source for marker in group) for group in (_GROUPS[0], _GROUPS[2]))
-        and _PROCESS_MODULE.search(source) is not None
+        and (_at_word_start(_PROCESS_MODULE_WORD, source) or _FROM_CONCURRENT.search(source) is not None)
         and _MAKER.search(source) is not None
     )
 
@@ -77,53 +94,195 @@ def may_match_tree(source: str, tree: ast.Module) -> bool:
     """`may_match` again, given the module's syntax tree: a file that passed only for a runtime
     setting goes on only if a `tf.config` setter, or `os.environ`/`os.putenv` with one of the
     runtime's variables, can resolve through imports and plain aliases (`setter = tf.config...`).
-    Every binding of a name counts, whatever its scope or order, so this lets through at least
-    what the analysis resolves."""
+    A name resolves in the scope the analysis's symbol table resolves it in (`_Scopes`), through
+    every binding there, whatever their order, so this lets through at least what the analysis
+    resolves; every import's own name counts too (`from ... import set_memory_growth as grow`)."""
     if _makes_processes(source):
         return True
-    bindings: dict[str, list] = {}  # name -> an import's qualified name (str) or an aliased expression
-    spelled: list[ast.expr] = []  # every Name or Attribute that spells a setter or `environ`/`putenv`
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            if node.attr in _SETTERS or node.attr in _ENVIRONMENT_ENTRIES:
-                spelled.append(node)
-        elif isinstance(node, ast.Name):
-            if node.id in _SETTERS or node.id in _ENVIRONMENT_ENTRIES:
-                spelled.append(node)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                local = alias.asname or alias.name.split(".")[0]
-                bindings.setdefault(local, []).append(alias.name if alias.asname else local)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level == 0 and node.module:
-                for alias in node.names:
-                    bindings.setdefault(alias.asname or alias.name, []).append(f"{node.module}.{alias.name}")
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) \
-                and isinstance(node.value, (ast.Name, ast.Attribute)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                if isinstance(target, ast.Name):
-                    bindings.setdefault(target.id, []).append(node.value)
-    # what imports bind (`from tensorflow.config.experimental import set_memory_growth as grow`),
-    # and what the spelled names resolve to
-    resolved = {canonical(bound) for values in bindings.values() for bound in values if isinstance(bound, str)}
-    for node in spelled:
-        resolved.update(_resolve(node, bindings, 0))
+    scopes = _Scopes(tree)
+    resolved = {canonical(name) for name in scopes.imported}
+    for node, scope in scopes.spelled:
+        resolved.update(scopes.resolve(node, scope, 0))
     if not resolved.isdisjoint(api.RUNTIME_CONFIGURATION):
         return True
-    return not resolved.isdisjoint((api.ENVIRON, api.PUTENV)) and _names_a_runtime_variable(tree)
+    # `os.environ` counts only where it is written, as settings.environment_settings reads it:
+    # `environ[KEY] = ...`, `environ.update(...)` / `setdefault` / `__setitem__`; reads never matter.
+    writes = api.PUTENV in resolved or any(
+        api.ENVIRON in scopes.resolve(node, scope, 0) for node, scope in scopes.environ_writes)
+    return writes and _names_a_runtime_variable(tree)
 
 
-def _resolve(node: ast.expr, bindings: dict[str, list], depth: int) -> set[str]:
-    if depth > _MAX_ALIAS_DEPTH:
-        return set()
-    if isinstance(node, ast.Attribute):
-        return {canonical(f"{head}.{node.attr}") for head in _resolve(node.value, bindings, depth + 1)}
-    if isinstance(node, ast.Name):
+class _Scope:
+    __slots__ = ("kind", "parent", "bindings", "declared")
+
+    def __init__(self, kind: str, parent: "_Scope | None") -> None:
+        self.kind = kind
+        self.parent = parent
+        self.bindings: dict[str, list] = {}  # name -> entries: a qualified name, (expression, scope), or None
+        self.declared: set[str] = set()  # `global` / `nonlocal` names
+
+
+class _Scopes:
+    """Scopes and bindings of a module's syntax tree as symbols.SymbolTable records them on LibCST's
+    tree (the same binding statements, the same scope for each, decorators and defaults outside the
+    function, a comprehension's first iterable outside it), for the spellings of settings only.
+    An entry that the analysis could not follow (a parameter, a loop variable) is None: it still
+    decides which scope a name resolves in."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.module = _Scope("module", None)
+        self.spelled: list[tuple[ast.expr, _Scope]] = []  # Names and Attributes spelling a setter or environ
+        self.imported: list[str] = []  # every import's qualified name
+        self.environ_writes: list[tuple[ast.expr, _Scope]] = []  # `X[k] = v` and `X.update(...)`: is X environ?
+        for statement in tree.body:
+            self.visit(statement, self.module)
+
+    # resolution -------------------------------------------------------------------------------------
+    def resolve(self, node: ast.expr, scope: _Scope, depth: int) -> set[str]:
+        if depth > _MAX_ALIAS_DEPTH:
+            return set()
+        if isinstance(node, ast.Attribute):
+            return {canonical(f"{head}.{node.attr}") for head in self.resolve(node.value, scope, depth + 1)}
+        if not isinstance(node, ast.Name):
+            return set()
         found = set()
-        for bound in bindings.get(node.id, ()):
-            found.update({canonical(bound)} if isinstance(bound, str) else _resolve(bound, bindings, depth + 1))
+        for entry in _candidates(node.id, scope):
+            if isinstance(entry, str):
+                found.add(canonical(entry))
+            elif entry is not None:
+                found.update(self.resolve(entry[0], entry[1], depth + 1))
         return found
-    return set()
+
+    # collection -------------------------------------------------------------------------------------
+    def bind(self, name: str, scope: _Scope, entry) -> None:
+        scope.bindings.setdefault(name, []).append(entry)
+        if name in scope.declared:  # `global x` / `nonlocal x`: the binding lands outside too
+            outer = scope.parent
+            while outer is not None and outer.parent is not None and outer.kind != "function":
+                outer = outer.parent
+            for target in {id(s): s for s in (outer, self.module) if s is not None}.values():
+                target.bindings.setdefault(name, []).append(entry)
+
+    def bind_target(self, target: ast.expr, scope: _Scope, value: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            alias = (value, scope) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            self.bind(target.id, scope, alias)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind_target(element, scope, None)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, scope, None)
+
+    def visit_all(self, nodes, scope: _Scope) -> None:
+        for node in nodes:
+            if node is not None:
+                self.visit(node, scope)
+
+    def visit(self, node: ast.AST, scope: _Scope) -> None:  # noqa: C901 - one branch per binding construct
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            if not isinstance(node, ast.Lambda):
+                self.visit_all(node.decorator_list, scope)
+                self.visit_all([a.annotation for a in _parameters(arguments)] + [node.returns], scope)
+            self.visit_all(arguments.defaults + arguments.kw_defaults, scope)
+            if not isinstance(node, ast.Lambda):
+                self.bind(node.name, scope, None)
+            inner = _Scope("lambda" if isinstance(node, ast.Lambda) else "function", scope)
+            for parameter in _parameters(arguments):
+                self.bind(parameter.arg, inner, None)
+            self.visit_all(node.body if isinstance(node.body, list) else [node.body], inner)
+        elif isinstance(node, ast.ClassDef):
+            self.visit_all(node.decorator_list + node.bases + [k.value for k in node.keywords], scope)
+            self.bind(node.name, scope, None)
+            inner = _Scope("class", scope)
+            self.visit_all(node.body, inner)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            self.visit(node.generators[0].iter, scope)
+            inner = _Scope("comprehension", scope)
+            for number, generator in enumerate(node.generators):
+                if number:
+                    self.visit(generator.iter, inner)
+                self.bind_target(generator.target, inner, None)
+                self.visit_all(generator.ifs, inner)
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            self.visit_all(parts, inner)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                self.imported.append(alias.name)
+                if alias.asname:
+                    self.bind(alias.asname, scope, alias.name)
+                else:
+                    head = alias.name.split(".")[0]
+                    self.bind(head, scope, head)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                qualified = f"{node.module}.{alias.name}" if node.level == 0 and node.module else None
+                if qualified:
+                    self.imported.append(qualified)
+                self.bind(alias.asname or alias.name, scope, qualified)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            scope.declared.update(node.names)
+        elif isinstance(node, ast.Assign):
+            self.visit(node.value, scope)
+            for target in node.targets:
+                self.visit(target, scope)
+                self.bind_target(target, scope, node.value if isinstance(target, ast.Name) else None)
+                if isinstance(target, ast.Subscript):
+                    self.environ_writes.append((target.value, scope))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            self.visit_all([node.target, getattr(node, "annotation", None), node.value], scope)
+            if node.value is not None:
+                self.bind_target(node.target, scope, None if isinstance(node, ast.AugAssign) else node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self.visit(node.iter, scope)
+            self.bind_target(node.target, scope, None)
+            self.visit_all([node.target, *node.body, *node.orelse], scope)
+        elif isinstance(node, ast.withitem):
+            self.visit(node.context_expr, scope)
+            if node.optional_vars is not None:
+                self.bind_target(node.optional_vars, scope, None)
+                self.visit(node.optional_vars, scope)
+        elif isinstance(node, ast.ExceptHandler):
+            self.visit_all([node.type], scope)
+            if node.name:
+                self.bind(node.name, scope, None)
+            self.visit_all(node.body, scope)
+        else:
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in api.ENVIRON_SETTERS:
+                self.environ_writes.append((node.func.value, scope))
+            elif isinstance(node, ast.Attribute):
+                if node.attr in _SETTERS or node.attr in _ENVIRONMENT_ENTRIES:
+                    self.spelled.append((node, scope))
+            elif isinstance(node, ast.Name):
+                if node.id in _SETTERS or node.id in _ENVIRONMENT_ENTRIES:
+                    self.spelled.append((node, scope))
+            for child in ast.iter_child_nodes(node):
+                self.visit(child, scope)
+
+
+def _parameters(arguments: ast.arguments) -> list[ast.arg]:
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return every + [extra for extra in (arguments.vararg, arguments.kwarg) if extra is not None]
+
+
+def _candidates(name: str, scope: _Scope) -> list:
+    """The bindings a use of `name` in `scope` may see: those of the scope it resolves in
+    (symbols.SymbolTable.resolving_scope: the innermost that binds it, class bodies skipped from
+    nested functions), with every scope above a `global`/`nonlocal` declaration."""
+    found: list = []
+    first = True
+    current: _Scope | None = scope
+    while current is not None:
+        if (first or current.kind != "class") and name in current.bindings:
+            found.extend(current.bindings[name])
+            if name not in current.declared:
+                return found
+        first = False
+        current = current.parent
+    return found
 
 
 def _names_a_runtime_variable(tree: ast.Module) -> bool:

@@ -1,0 +1,230 @@
+"""The result cache never returns a stale result: a changed file, configuration, CPU count or
+linter version is checked again; a broken cache is a miss or one warning, never a crash."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_env
+from tfproc_lint import batch, cache as cache_module, cli, engine
+from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache, settings_key
+from tfproc_lint.config import Config
+
+FORKED = textwrap.dedent("""\
+    import multiprocessing as mp
+    import tensorflow as tf
+
+    def work(x):
+        return float(tf.reduce_sum(tf.ones((2, 2)))) + x
+
+    if __name__ == "__main__":
+        print(float(tf.reduce_sum(tf.ones((2, 2)))))
+        with mp.Pool(2) as pool:
+            print(pool.map(work, range(4)))
+""")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    (tmp_path / "job.py").write_text(FORKED, encoding="utf-8")
+    (tmp_path / "plain.py").write_text("print('no TensorFlow here')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def analysed(monkeypatch) -> list[str]:
+    """The paths the engine analyses (batch.py imports lint_source from the engine on each call)."""
+    seen: list[str] = []
+    real = engine.lint_source
+
+    def counting(source, path="<string>", *args, **kwargs):
+        seen.append(path)
+        return real(source, path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "lint_source", counting)
+    return seen
+
+
+def check(capsys, *args: str) -> tuple[int, str]:
+    code = cli.main(["check", "-j1", *args])
+    return code, capsys.readouterr().out
+
+
+def test_a_second_run_reads_the_cache_and_prints_the_same(project, analysed, capsys) -> None:
+    first = check(capsys, ".")
+    assert first[0] == 1 and "TFP201" in first[1] and analysed == ["./job.py"]
+    assert check(capsys, ".") == first and analysed == ["./job.py"]  # not analysed again
+    folder = project / DEFAULT_CACHE_DIR
+    assert (folder / ".gitignore").read_text(encoding="utf-8").splitlines()[-1] == "*"
+    tag = (folder / "CACHEDIR.TAG").read_text(encoding="utf-8")
+    assert tag.startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert len(list(folder.glob("*/*.json"))) == 1  # only the file that reached the analysis
+    git = subprocess.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
+    if git.returncode == 0:  # the folder ignores itself
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                                capture_output=True, text=True, check=True).stdout
+        assert DEFAULT_CACHE_DIR not in status and "job.py" in status
+
+
+def test_a_changed_file_is_checked_again(project, analysed, capsys) -> None:
+    assert "TFP201" in check(capsys, ".")[1]
+    (project / "job.py").write_text(FORKED.replace("with mp.Pool(2)", "with mp.get_context('spawn').Pool(2)"),
+                                    encoding="utf-8")
+    code, out = check(capsys, ".")
+    assert code == 0 and "TFP201" not in out and analysed == ["./job.py", "./job.py"]
+    (project / "job.py").write_text(FORKED, encoding="utf-8")  # back to the first content: its entry is right
+    assert "TFP201" in check(capsys, ".")[1] and len(analysed) == 2
+
+
+@pytest.mark.parametrize("change, gone", [
+    ("[tool.tfproc-lint]\nignore = ['TFP201']\n", "TFP201"),
+    ("[tool.tfproc-lint]\nassume-start-method = 'spawn'\n", "TFP201"),
+])
+def test_a_changed_configuration_is_checked_again(project, analysed, capsys, change, gone) -> None:
+    assert gone in check(capsys, ".")[1]
+    with open(project / "pyproject.toml", "a", encoding="utf-8") as stream:
+        stream.write(change)
+    assert gone not in check(capsys, ".")[1] and len(analysed) == 2
+
+
+def test_where_the_target_python_came_from_is_part_of_the_key(project, analysed, capsys) -> None:
+    """Messages quote where the target Python came from: a new source is a new result."""
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\nrequires-python = '>=3.10'\n", encoding="utf-8")
+    assert "target Python 3.10 from requires-python in pyproject.toml" in check(capsys, ".")[1]
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n[tool.tfproc-lint]\ntarget-python = '3.10'\n",
+                                            encoding="utf-8")
+    out = check(capsys, ".")[1]
+    assert "target Python 3.10 from target-python in [tool.tfproc-lint] in pyproject.toml" in out
+    assert len(analysed) == 2
+    assert "from --target-python" in check(capsys, ".", "--target-python", "3.10")[1] and len(analysed) == 3
+
+
+def test_a_new_linter_version_or_cpu_count_is_checked_again(project, analysed, capsys, monkeypatch) -> None:
+    check(capsys, ".")
+    monkeypatch.setattr(cache_module, "__version__", "999.0")
+    assert "TFP201" in check(capsys, ".")[1] and len(analysed) == 2
+    monkeypatch.setattr(cache_module.os, "cpu_count", lambda: 4096)
+    assert "TFP201" in check(capsys, ".")[1] and len(analysed) == 3
+
+
+def test_an_edited_module_of_the_linter_is_a_new_fingerprint(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "tfproc_lint"
+    shutil.copytree(Path(cache_module.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache_module, "__file__", str(package / "cache.py"))
+    before = cache_module.linter_fingerprint()
+    rule = package / "rules" / "tfp201_runtime_initialised_before_fork.py"
+    rule.write_text(rule.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert cache_module.linter_fingerprint() != before
+
+
+def test_every_configuration_field_is_part_of_the_key() -> None:
+    """Whatever fields Config gains (per-file configuration, new options), a different value is a
+    different key, except the cache's own folder and the run's warnings."""
+    base = Config()
+    other = {bool: lambda v: not v, str: lambda v: (v or "") + "x", tuple: lambda v: (*v, "X"),
+             dict: lambda v: {**v, "k": "v"}, type(None): lambda v: (3, 99)}
+    for field in dataclasses.fields(Config):
+        value = getattr(base, field.name)
+        changed = dataclasses.replace(base, **{field.name: other[type(value)](value)})
+        if field.name in ("cache_dir", "warnings"):
+            assert settings_key(changed) == settings_key(base), field.name
+        else:
+            assert settings_key(changed) != settings_key(base), field.name
+
+
+def test_no_cache_writes_nothing_and_fixes_never_use_it(project, capsys) -> None:
+    assert check(capsys, ".", "--no-cache")[0] == 1
+    assert not (project / DEFAULT_CACHE_DIR).exists()
+    cli.main(["check", ".", "--diff", "--unsafe-fixes"])
+    cli.main(["check", ".", "--fix", "--unsafe-fixes"])
+    capsys.readouterr()
+    assert not (project / DEFAULT_CACHE_DIR).exists()
+
+
+def test_cache_dir_option_and_flag(project, capsys) -> None:
+    with open(project / "pyproject.toml", "a", encoding="utf-8") as stream:
+        stream.write("[tool.tfproc-lint]\ncache-dir = 'build/lint-cache'\n")
+    check(capsys, ".")
+    assert len(list((project / "build" / "lint-cache").glob("*/*.json"))) == 1  # relative to pyproject.toml
+    assert not (project / DEFAULT_CACHE_DIR).exists()
+    check(capsys, ".", "--cache-dir", "elsewhere")
+    assert len(list((project / "elsewhere").glob("*/*.json"))) == 1
+
+
+def test_corrupt_entries_are_misses(project, analysed, capsys) -> None:
+    first = check(capsys, ".")
+    for entry in (project / DEFAULT_CACHE_DIR).glob("*/*.json"):
+        entry.write_text('{"diagnostics": [{"code": "TFP', encoding="utf-8")
+    assert check(capsys, ".") == first and len(analysed) == 2
+    for entry in (project / DEFAULT_CACHE_DIR).glob("*/*.json"):
+        entry.write_text(json.dumps({"diagnostics": [{"code": 1}]}), encoding="utf-8")
+    assert check(capsys, ".") == first and len(analysed) == 3
+    assert check(capsys, ".") == first and len(analysed) == 3  # rewritten
+
+
+def test_an_unusable_cache_folder_is_one_warning(project, capsys) -> None:
+    (project / "blocked").write_text("a file, not a folder", encoding="utf-8")
+    code = cli.main(["check", "-j1", ".", "--cache-dir", "blocked/cache"])
+    captured = capsys.readouterr()
+    assert code == 1 and "TFP201" in captured.out
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "cache disabled: cannot use blocked/cache" in warnings[0]
+
+
+def test_an_unwritable_entry_folder_is_ignored(project, analysed, capsys) -> None:
+    cache, warning = open_cache(project / "c")
+    assert cache is not None and not warning
+    shutil.rmtree(cache.directory)  # removed while the run goes on
+    result = batch.check_files([_source(project / "job.py")], Config(), jobs=1, cache=cache)
+    assert [d.code for d in result[0].diagnostics] == ["TFP201"]
+
+
+def test_workers_read_and_write_the_same_entries(project, monkeypatch) -> None:
+    files = [_source(path) for path in sorted((ROOT / "fixtures" / "lint").rglob("*.py"))[:60]]
+    monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)
+    expected = batch.check_files(files, Config(), jobs=1)
+    cache, _ = open_cache(project / "c")
+    cold = batch.check_files(files, Config(), jobs=2, cache=cache)
+    stored = len(list(cache.directory.glob("*.json")))
+    warm = batch.check_files(files, Config(), jobs=2, cache=cache)
+    assert _plain(cold) == _plain(warm) == _plain(expected) and stored > 20
+    assert not list(cache.directory.glob(".*.tmp"))  # every write finished with its rename
+    fixes = batch.check_files(files, Config(), jobs=1, cache=cache, fix_edits=True)  # another key
+    assert _plain(fixes) != _plain(expected) or all(not r.diagnostics for r in fixes)
+
+
+def test_a_warm_run_does_not_import_the_analysis(project) -> None:
+    command = [sys.executable, "-c", "import sys; from tfproc_lint.cli import main; code = main(['check', '.']); "
+               "print(code, 'libcst' in sys.modules)"]
+    cold = subprocess.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
+    warm = subprocess.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
+    assert cold.stdout.splitlines()[-1] == "1 True"
+    assert warm.stdout.splitlines()[-1] == "1 False" and warm.stdout.splitlines()[:-1] == cold.stdout.splitlines()[:-1]
+
+
+def test_a_stored_result_reads_back_equal() -> None:
+    source = ROOT / "examples" / "keras_batch_inference.py"
+    diagnostics = engine.lint_source(source.read_text(encoding="utf-8"), "x.py", fix_edits=True)
+    assert diagnostics and any(d.fix and d.fix.edits for d in diagnostics) and any(d.related for d in diagnostics)
+    assert [cache_module._diagnostic(json.loads(json.dumps(cache_module._encoded(d)))) for d in diagnostics] \
+        == diagnostics
+
+
+def _source(path: Path):
+    from tfproc_lint.files import SourceFile
+
+    return SourceFile(path, str(path))
+
+
+def _plain(results) -> list:
+    return [(r.path, r.diagnostics, r.error) for r in results]
