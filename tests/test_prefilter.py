@@ -165,6 +165,8 @@ def test_every_process_maker_the_analysis_knows_passes(name: str) -> None:
     module, _, attribute = name.rpartition(".")
     source = f"import tensorflow as tf\nimport {module} as m\n\nm.{attribute}(2)\n"
     assert may_match(source) and may_match_bytes(source.encode())
+
+
 # The text stage's patterns before they lost their leading `\b` (slow: `re` tried every position).
 _REFERENCE_SETTING = re.compile(
     rf"\b(?:{'|'.join(sorted(prefilter._SETTERS))})\b"
