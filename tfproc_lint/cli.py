@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from tfproc_lint import __version__
-from tfproc_lint.config import COMMAND_LINE, START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.config import COMMAND_LINE, START_METHODS, Config, ConfigError, Configs, apply_options
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -97,20 +97,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # check ---------------------------------------------------------------------------------------------
-def configuration(args):
-    config = load_config(Path.cwd(), args.config)
+def configuration(args) -> Configs:
+    """Each file's configuration: the nearest project's (or --config's), the command line over it.
+    The command line's own values are checked here, before any file."""
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
                    "assume_start_method", "assume_gpu"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value
-    if options:
-        config = apply_options(config, options, COMMAND_LINE)
-    config.check_selectors(rule_codes())
-    for warning in config.warnings:
+    apply_options(Config(), options, COMMAND_LINE).check_selectors(rule_codes(), enables_some=False)
+    configs = Configs(args.config, options, COMMAND_LINE, rule_codes())
+    if args.config is not None:
+        configs.for_directory(Path.cwd())
+    return configs
+
+
+def _print_warnings(configs: Configs) -> None:
+    for warning in configs.warnings:
         print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
-    return config
 
 
 def _check(args) -> int:
@@ -128,9 +133,11 @@ def _check(args) -> int:
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     _check_adoption_options(args)
-    config = configuration(args)
+    configs = configuration(args)
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
-    files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
+    files, path_errors = collect_files(args.paths, configs, force_exclude=args.force_exclude)
+    _print_warnings(configs)
+    config = Config()  # each file carries its own; this is for none
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
@@ -204,7 +211,8 @@ def _add_noqa(args, config, files, path_errors) -> int:
 
     results = batch.check_files(files, config, args.jobs)
     with_findings = {result.path for result in results if result.diagnostics}
-    outcomes = [add_noqa(source_file, config) for source_file in files if source_file.display in with_findings]
+    outcomes = [add_noqa(source_file, source_file.config or config) for source_file in files
+                if source_file.display in with_findings]
     errors = [r.error for r in results if r.error] + path_errors
     errors += [FileError(o.path, o.error) for o in outcomes if o.error]
     for error in errors:
