@@ -371,6 +371,12 @@ def test_a_selection_that_checks_nothing_is_a_usage_error(project, capsys, args,
     assert code == 2 and out == "" and expected in err and "All checks passed" not in out + err
 
 
+def test_an_empty_select_filled_by_extend_select_is_accepted(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, _ = lint(capsys, "app.py", "--select", "", "--extend-select", "TFP201")
+    assert code == 1 and "TFP201" in out
+
+
 @pytest.mark.parametrize("name, text, expected", [
     ("pyproject.toml", "[tool.tfproc-lint]\nselect = []\n", "select in [tool.tfproc-lint] in pyproject.toml is empty"),
     ("setup.cfg", "[tfproc_lint]\nselect =\n", "select in [tfproc_lint] in setup.cfg is empty"),

@@ -212,9 +212,6 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             raise ConfigError(f"unknown option {raw_key!r} in {where} (known options: {known})")
         attribute, parser = OPTIONS[key]
         parsed = parser(value, f"{key} in {where}")
-        if key == "select" and not parsed:
-            raise ConfigError(f"{setting_name('select', where)} is empty: it would check nothing; name codes or "
-                              "prefixes (e.g. TFP, TFP1, TFP201), or leave select out for the default rules")
         if parser is _codes:
             changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
                 (key, selector, where) for selector in parsed)
@@ -226,6 +223,9 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             changes["target_python_source"] = setting_name("target-python", where)
     if not changes:
         return config
+    if "select" in changes and not changes["select"]:  # an extend-select in the same place would fill it
+        raise ConfigError(f"{setting_name('select', where)} is empty: it would check nothing; name codes or "
+                          "prefixes (e.g. TFP, TFP1, TFP201), or leave select out for the default rules")
     origin = dict(config.origin)
     origin.update({key: where for key in changes if key != "selectors"})
     return replace(config, origin=origin, **changes)

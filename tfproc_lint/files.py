@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfproc_lint.config import Config, Configs
+from tfproc_lint.config import PROJECT_FILES, Config, Configs
 from tfproc_lint.diagnostics import FileError
 
 
@@ -93,26 +93,35 @@ class _Settings:
             self.excluders[id(config)] = (config, Excluder(config.exclude + config.extend_exclude))
         return self.excluders[id(config)]
 
+    def below(self, directory: str, names: set[str], above: tuple[Config, Excluder]) -> tuple[Config, Excluder]:
+        """A subdirectory's: its parent's (`above`) unless it holds a project file of its own (the
+        walk has its names already: no stat for the others)."""
+        if isinstance(self.configs, Configs) and not names.isdisjoint(PROJECT_FILES):
+            return self.of(directory)
+        return above
+
 
 def _walk(root: str, settings: _Settings, errors: list[FileError]):
     """(path, is a symbolic link, configuration) of the `*.py` and `*.ipynb` files under `root`,
     sorted, depth first (os.scandir: no stat per file)."""
-    pending = [root]
+    pending: list[tuple[str, tuple | None]] = [(root, None)]
     while pending:
-        directory = pending.pop()
-        config, excluded = settings.of(directory)
+        directory, above = pending.pop()
         try:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=lambda entry: entry.name)
         except OSError as error:
             errors.append(FileError(directory, f"cannot read directory: {error.strerror}"))
             continue
+        own = settings.of(directory) if above is None else settings.below(
+            directory, {entry.name for entry in entries}, above)
+        config, excluded = own
         subdirectories = []
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     if not excluded(entry.name, entry.path):
-                        subdirectories.append(entry.path)
+                        subdirectories.append((entry.path, own))
                 elif entry.name.endswith(SUFFIXES) and not excluded(entry.name, entry.path) and entry.is_file():
                     yield entry.path, entry.is_symlink(), config
             except OSError:  # vanished, or a link loop: neither a file nor a directory to walk
