@@ -326,22 +326,30 @@ class Configs:
     def for_directory(self, directory: Path | str) -> Config:
         if self.explicit is not None:
             return self._config(None)
-        configured, nearest = self._roots(Path(os.path.abspath(directory)))
+        configured, nearest = self._roots(os.path.abspath(directory))
         return self._config(configured or nearest)
 
-    def _roots(self, directory: Path) -> tuple[Path | None, Path | None]:
+    def root_of(self, directory: Path | str) -> Path | None:
+        """find_project_root(directory), sharing the look-ups of the directories above it."""
+        configured, nearest = self._roots(os.path.abspath(directory))
+        found = configured or nearest
+        return Path(found) if found is not None else None
+
+    def _roots(self, directory: str) -> tuple[str | None, str | None]:
         """find_project_root's two answers for `directory` (the nearest directory that configures
         tfproc-lint, the nearest holding a project file), from its parent's: two stats a directory."""
-        if directory not in self._root_of:
-            present = [directory / name for name in PROJECT_FILES if (directory / name).is_file()]
-            if any(_configures_tfproc_lint(path) for path in present):
+        found = self._root_of.get(directory)
+        if found is None:
+            present = [path for path in (os.path.join(directory, name) for name in PROJECT_FILES)
+                       if os.path.isfile(path)]
+            if any(_configures_tfproc_lint(Path(path)) for path in present):
                 found = directory, directory
             else:
-                parent = directory.parent
+                parent = os.path.dirname(directory)
                 above = (None, None) if parent == directory else self._roots(parent)
                 found = above[0], directory if present else above[1]
             self._root_of[directory] = found
-        return self._root_of[directory]
+        return found
 
     def _config(self, root: Path | None) -> Config:
         if root not in self._by_root:
@@ -350,7 +358,7 @@ class Configs:
             elif root is None:
                 config = Config()
             else:
-                config = load_config(root)
+                config = load_config(Path(root))
             if self.options:
                 config = apply_options(config, self.options, self.where)
             if self.codes:

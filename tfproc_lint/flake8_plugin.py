@@ -18,7 +18,6 @@ import ast
 import functools
 import os
 import sys
-from pathlib import Path
 from typing import Iterator
 
 from tfproc_lint import __version__
@@ -113,9 +112,15 @@ def _directory_of(filename: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _project_root(directory: str):
-    from tfproc_lint.config import find_project_root
+    return _roots().root_of(directory)
 
-    return find_project_root(Path(directory))
+
+@functools.lru_cache(maxsize=None)
+def _roots():
+    """One finder for the run, so that the directories above the checked ones are looked at once."""
+    from tfproc_lint.config import Configs
+
+    return Configs()
 
 
 @functools.lru_cache(maxsize=None)
