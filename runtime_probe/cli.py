@@ -42,17 +42,20 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
                         "(0: wait for the time limit; default %(default)s)")
     parser.add_argument("--output", type=Path, default=Path("probe-report"), help="output folder (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=2, help="scenarios run at the same time (default %(default)s)")
-    parser.add_argument("--progress", action="store_true",
-                        help="one line on stderr per finished scenario even when stderr is no terminal "
-                        "(by default only on a terminal)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                        help="one line on stderr per finished scenario and benchmark run, with or without a "
+                        "terminal, as pytest prints its progress (default: on; --no-progress prints only the "
+                        "summary)")
     return parser
 
 
 class Progress:
-    """Progress lines on stderr: for a person watching a terminal, or `always` (--progress)."""
+    """Progress lines on stderr, terminal or not: a run takes minutes (about 10 for --quick on 2
+    cores), and a log or CI job that shows nothing for that long looks hung. `--no-progress`
+    turns them off."""
 
-    def __init__(self, total: int, always: bool = False):
-        self.enabled = always or sys.stderr.isatty()
+    def __init__(self, total: int, enabled: bool = True):
+        self.enabled = enabled
         self.total, self.done = total, 0
         self.lock = threading.Lock()  # scenarios finish in the runner's threads
 
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus) for s in scenarios}
     skipped = {name: reason for name, reason in reasons.items() if reason}
     to_run = [s for s in scenarios if s.name not in skipped]
-    progress = Progress(len(to_run), always=args.progress)
+    progress = Progress(len(to_run), enabled=args.progress)
     observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario,
                               timeout=args.timeout, idle_s=args.idle or None)
     bench = benchmark.run(mode, progress=progress.line) if run_benchmark else None

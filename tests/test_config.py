@@ -86,10 +86,118 @@ def test_files_are_found_from_a_subdirectory(project) -> None:
     assert load_config(project / "src" / "pkg").assume_start_method == "forkserver"
 
 
-def test_nearest_project_root_wins(project) -> None:
+def test_the_nearest_file_that_configures_tfproc_lint_wins(project) -> None:
+    """As in Ruff, a pyproject.toml without the tool's table does not hide the configuration above
+    it; one with the table (or a setup.cfg with the section) does."""
     write(project / "pyproject.toml", '[tool.tfproc-lint]\nassume-start-method = "forkserver"\n')
-    write(project / "sub" / "pyproject.toml", '[project]\nname = "sub"\n')
-    assert load_config(project / "sub").assume_start_method is None
+    write(project / "sub" / "pyproject.toml", '[project]\nname = "sub"\ndependencies = ["tfproc-lint"]\n')
+    assert load_config(project / "sub").assume_start_method == "forkserver"
+    write(project / "sub" / "setup.cfg", "[tfproc_lint]\nassume-start-method = spawn\n")
+    assert load_config(project / "sub").assume_start_method == "spawn"
+
+
+def test_without_any_tfproc_lint_table_the_nearest_project_gives_the_python_version(project) -> None:
+    write(project / "setup.cfg", "[options]\npython_requires = >=3.10\n")
+    write(project / "other" / "pyproject.toml", '[project]\nname = "other"\nrequires-python = ">=3.14"\n')
+    assert load_config(project).target_python == (3, 10)
+    assert load_config(project / "other" / "src").target_python == (3, 14)
+
+
+# Each file's own configuration (hierarchical, as in Ruff) ----------------------------------------------
+@pytest.fixture
+def two_projects(project) -> Path:
+    """This project (python_requires 3.10: fork) with a bad file, and another project's tree inside
+    it (requires-python 3.14: forkserver) with the same file, which is fine there."""
+    write(project / "setup.cfg", "[options]\npython_requires = >=3.10\n")
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "vendor" / "other" / "pyproject.toml", '[project]\nname = "other"\nrequires-python = ">=3.14"\n')
+    (project / "vendor" / "other" / "pkg").mkdir()
+    shutil.copy(TFP201_BAD, project / "vendor" / "other" / "pkg" / "app.py")
+    return project
+
+
+def test_another_projects_tree_is_checked_with_its_own_configuration(two_projects, capsys) -> None:
+    code, out, _ = lint(capsys, ".")
+    assert code == 1
+    assert "app.py:" in out and "vendor/other" not in out
+    assert f"(fork assumed: target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT})" in out
+    code, out, _ = lint(capsys, "vendor/other")
+    assert code == 0, out
+
+
+def test_a_message_names_the_other_projects_file(two_projects, capsys) -> None:
+    write(two_projects / "vendor" / "other" / "pyproject.toml",
+          '[project]\nname = "other"\nrequires-python = ">=3.12"\n')
+    code, out, _ = lint(capsys, "vendor/other/pkg/app.py")
+    assert code == 1
+    assert (f"(fork assumed: target Python 3.12 from requires-python in vendor/other/pyproject.toml: "
+            f"{FORK_DEFAULT})") in out
+
+
+def test_the_command_line_overrides_each_files_configuration(two_projects, capsys) -> None:
+    code, out, _ = lint(capsys, ".", "--target-python", "3.12")
+    assert code == 1 and "vendor/other/pkg/app.py" in out and out.count("TFP201") == 2
+    code, out, _ = lint(capsys, ".", "--assume-start-method", "spawn")
+    assert code == 0, out
+
+
+def test_an_explicit_config_file_applies_to_every_file(two_projects, capsys) -> None:
+    write(two_projects / "ci" / "lint.toml", '[tool.tfproc-lint]\ntarget-python = "3.11"\n')
+    code, out, _ = lint(capsys, ".", "--config", "ci/lint.toml")
+    assert code == 1 and out.count("TFP201") == 2
+    assert "target Python 3.11 from target-python in [tool.tfproc-lint] in ci/lint.toml" in out
+
+
+def test_a_nested_projects_excludes_apply_to_its_tree(two_projects, capsys) -> None:
+    other = two_projects / "vendor" / "other"
+    write(other / "pyproject.toml", '[tool.tfproc-lint]\ntarget-python = "3.12"\nextend-exclude = ["pkg"]\n')
+    shutil.copy(TFP201_BAD, two_projects / "pkg.py")
+    (two_projects / "pkg").mkdir()
+    shutil.copy(TFP201_BAD, two_projects / "pkg" / "app.py")
+    code, out, _ = lint(capsys, ".")
+    assert "pkg/app.py" in out and "vendor/other" not in out
+
+
+def test_a_bad_nested_configuration_is_a_config_error(two_projects, capsys) -> None:
+    write(two_projects / "vendor" / "other" / "setup.cfg", "[tfproc_lint]\nassume-gpu = perhaps\n")
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == ""
+    assert err == ("tfproc-lint: error: assume-gpu in [tfproc_lint] in vendor/other/setup.cfg: expected true or "
+                   "false, got 'perhaps'\n")
+
+
+def test_worker_processes_check_each_file_with_its_own_configuration(two_projects) -> None:
+    """batch's worker processes get each file's configuration with the file: the same results
+    with one job and with two (at least PARALLEL_MIN_FILES files, so that workers start)."""
+    from tfproc_lint import batch
+    from tfproc_lint.config import Configs
+    from tfproc_lint.files import collect_files
+
+    for number in range(batch.PARALLEL_MIN_FILES // 2):
+        shutil.copy(TFP201_BAD, two_projects / f"app_{number}.py")
+        shutil.copy(TFP201_BAD, two_projects / "vendor" / "other" / "pkg" / f"app_{number}.py")
+    files, errors = collect_files(["."], Configs())
+    assert not errors and len(files) >= batch.PARALLEL_MIN_FILES
+    one, two = batch.check_files(files, Config(), jobs=1), batch.check_files(files, Config(), jobs=2)
+    assert [(r.path, [d.code for d in r.diagnostics]) for r in one] == \
+        [(r.path, [d.code for d in r.diagnostics]) for r in two]
+    flagged = {r.path for r in two if r.diagnostics}
+    assert flagged == {f.display for f in files if "vendor" not in f.display}
+
+
+def test_flake8_takes_each_files_project_configuration(two_projects) -> None:
+    """Under flake8 the tfp- options come from flake8's configuration (the working directory's);
+    tfproc-lint's own settings and requires-python come from the project nearest to each file."""
+    completed = subprocess.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
+                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert "./app.py" in completed.stdout or "app.py:" in completed.stdout
+    assert "vendor/other" not in completed.stdout, completed.stdout
+    assert "python_requires in setup.cfg" in completed.stdout
+    write(two_projects / "vendor" / "other" / "setup.cfg", "[tfproc_lint]\nassume-gpu = perhaps\n")
+    completed = subprocess.run([tool("flake8"), "--select", "TFP", "vendor/other/pkg/app.py"],
+                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert completed.returncode != 0 and "Traceback" not in completed.stdout + completed.stderr
+    assert "assume-gpu in [tfproc_lint] in vendor/other/setup.cfg: expected true or false" in completed.stdout
 
 
 # Precedence --------------------------------------------------------------------------------------------
@@ -236,6 +344,50 @@ def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None
     assert code == 2 and out == "" and expected in err
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("[tfproc_lint\nselect = TFP1\n", "cannot read {path}: line 1: '[tfproc_lint' comes before any [section] header"),
+    ("select = TFP1\n", "cannot read {path}: line 1: 'select = TFP1' comes before any [section] header"),
+    ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n",
+     "cannot read {path}: line 3: option 'select' is given twice in [tfproc_lint]"),
+    ("[metadata]\nname = x\n[metadata]\n", "cannot read {path}: line 3: section [metadata] is given twice"),
+    ("[tfproc_lint]\nselect = TFP1\n  [oops\nwhat\n",
+     "cannot parse 'what', neither `key = value` nor a [section] header"),
+])
+def test_a_broken_setup_cfg_is_one_line_naming_the_file_and_the_line(project, capsys, text, expected) -> None:
+    write(project / "setup.cfg", text)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and expected.format(path=project / "setup.cfg") in err
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--select", ""], "--select is empty: it would check nothing"),
+    (["--select", " , "], "--select is empty: it would check nothing"),
+    (["--select", "TFP1", "--ignore", "TFP1"], "select and ignore (the command line) enable no rule"),
+])
+def test_a_selection_that_checks_nothing_is_a_usage_error(project, capsys, args, expected) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, err = lint(capsys, "app.py", *args)
+    assert code == 2 and out == "" and expected in err and "All checks passed" not in out + err
+
+
+def test_an_empty_select_filled_by_extend_select_is_accepted(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, _ = lint(capsys, "app.py", "--select", "", "--extend-select", "TFP201")
+    assert code == 1 and "TFP201" in out
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("pyproject.toml", "[tool.tfproc-lint]\nselect = []\n", "select in [tool.tfproc-lint] in pyproject.toml is empty"),
+    ("setup.cfg", "[tfproc_lint]\nselect =\n", "select in [tfproc_lint] in setup.cfg is empty"),
+    ("setup.cfg", "[tfproc_lint]\nignore = TFP\n", "select and ignore ([tfproc_lint] in setup.cfg) enable no rule"),
+])
+def test_a_configured_selection_that_checks_nothing_is_a_config_error(project, capsys, name, text, expected) -> None:
+    write(project / name, text)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == "" and expected in err
+
+
 def test_unknown_option_lists_the_known_ones(project) -> None:
     with pytest.raises(ConfigError) as error:
         apply_options(Config(), {"line-length": 100}, "the command line")
@@ -290,7 +442,7 @@ def test_unknown_selector_in_a_file_exits_2(project, capsys, name, text, expecte
 @pytest.mark.parametrize("selector", ["TFP", "TFP1", "TFP10", "TFP101", "TFP3"])
 def test_selectors_that_match_a_rule_are_accepted(project, capsys, selector) -> None:
     write(project / "pyproject.toml", f'[tool.tfproc-lint]\nextend-select = ["{selector}"]\n')
-    assert lint(capsys, ".", "--select", selector, "--ignore", selector)[0] == 0
+    assert lint(capsys, ".", "--select", selector, "--ignore", "TFP204")[0] == 0
 
 
 def test_rule_codes_from_module_names_are_the_rules_codes() -> None:
@@ -410,7 +562,6 @@ GPU_POOL = """\
 
 @pytest.mark.parametrize("text,value", [
     ('[tool.tfproc-lint]\nassume-gpu = true\n', True),
-    ('[tool.tfproc-lint]\nassume_gpu = "yes"\n', True),
     ('[tool.tfproc-lint]\nassume-gpu = false\n', False),
 ])
 def test_assume_gpu_option(project, text, value) -> None:
@@ -439,6 +590,33 @@ def test_an_explicit_assume_gpu_beats_the_dependencies(project) -> None:
     write(project / "pyproject.toml", '[project]\nname = "x"\ndependencies = ["tensorflow-cpu"]\n')
     (project / "requirements.txt").unlink()
     assert not load_config(project).assume_gpu
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('assume-gpu = "yes"', 'assume-gpu in [tool.tfproc-lint] in pyproject.toml: expected true or false (a TOML '
+                           'boolean, unquoted), got the string "yes"'),
+    ('assume_gpu = 1', "assume-gpu in [tool.tfproc-lint] in pyproject.toml: expected true or false"),
+    ('assume-start-method = ["spawn"]', "assume-start-method in [tool.tfproc-lint] in pyproject.toml: expected a "
+                                        "string, got an array"),
+    ('target-python = 312', "target-python in [tool.tfproc-lint] in pyproject.toml: expected a string, got the "
+                            "number 312"),
+    ('select = true', "select in [tool.tfproc-lint] in pyproject.toml: expected a list of strings, got the boolean "
+                      "true"),
+    ('extend-exclude = {dir = "gen"}', "extend-exclude in [tool.tfproc-lint] in pyproject.toml: expected a list of "
+                                       "strings, got a table"),
+])
+def test_a_toml_value_of_the_wrong_type_is_one_line_naming_the_file_and_the_option(
+        project, capsys, text, expected) -> None:
+    write(project / "pyproject.toml", f"[tool.tfproc-lint]\n{text}\n")
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == ""
+    assert err.startswith(f"tfproc-lint: error: {expected}") and err.count("\n") == 1
+
+
+def test_setup_cfg_takes_configparser_booleans(project) -> None:
+    """setup.cfg's values are strings: yes/no, on/off, 1/0 are configparser's booleans."""
+    write(project / "setup.cfg", "[tfproc_lint]\nassume-gpu = yes\n")
+    assert load_config(project).assume_gpu is True
 
 
 def test_bad_assume_gpu_names_the_option(project, capsys) -> None:

@@ -319,3 +319,55 @@ def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(tmp_path) -> None:
 def test_valid_python_cells_are_never_masked(source: str) -> None:
     masked = mask_cell(source)
     assert masked.masks == () and masked.text == source
+
+
+# TFP201's advice in a notebook -------------------------------------------------------------------------
+FORK_AFTER_MODEL = """\
+# %%
+import multiprocessing as mp
+import numpy as np
+import tensorflow as tf
+{import_line}
+# %%
+encoder = tf.keras.Sequential([tf.keras.Input((16,)), tf.keras.layers.Dense(8)])
+embeddings = encoder.predict(np.random.rand(100, 16).astype("float32"), verbose=0)
+{definition}
+# %%
+with mp.Pool(2) as pool:
+    neighbours = pool.map(nearest, np.array_split(embeddings, 4))
+"""
+WORKER = """
+def nearest(queries):
+    scores = tf.matmul(tf.random.normal((768, 768)), tf.random.normal((768, 768)))
+    return tf.math.top_k(scores[: len(queries)], k=5).indices.numpy()
+"""
+
+
+def test_tfp201_in_a_notebook_advises_a_module_and_a_spawn_context_not_a_main_guard(tmp_path) -> None:
+    """A notebook has no `if __name__ == "__main__":` to move a start under, and spawned children
+    cannot import a function the notebook defines (TFP204): the advice is to move the worker into
+    a module, then start the pool from a spawn context."""
+    from tfproc_lint.config import Config
+
+    path = write(tmp_path / "nb.ipynb", FORK_AFTER_MODEL.format(import_line="", definition=WORKER))
+    [finding] = [d for d in lint_notebook(read_notebook(path.read_bytes()).program, str(path), Config())
+                 if d.code == "TFP201"]
+    assert "__main__" not in finding.message
+    assert "move `nearest` into a module (a .py file beside the notebook) and import it; create the pool from " \
+           "multiprocessing.get_context(\"spawn\")" in finding.message
+    assert finding.fix is None and "spawned workers cannot import `nearest`, defined in the notebook" in finding.message
+
+
+def test_no_finding_in_a_notebook_fixture_advises_a_main_guard() -> None:
+    """Every rule's message and fix reason on every notebook fixture and probe notebook: none tells
+    the user to use `if __name__ == "__main__":`, which means nothing in a notebook."""
+    from conftest import ROOT
+
+    from tfproc_lint.config import Config, apply_options
+
+    config = apply_options(Config(), {"extend-select": ["TFP3"]}, "test")
+    paths = sorted(ROOT.glob("fixtures/lint/*/*.ipynb")) + sorted(ROOT.glob("runtime_probe/scenarios/*.ipynb"))
+    messages = [d.message for path in paths
+                for d in lint_notebook(read_notebook(path.read_bytes()).program, str(path), config)]
+    assert any("TFP201" in str(path) for path in paths) and messages
+    assert not [message for message in messages if "__name__" in message]

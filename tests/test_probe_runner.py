@@ -329,11 +329,19 @@ def test_cli_usage_errors_exit_2(capsys):
     assert "unknown rule or scenario: TFP999" in capsys.readouterr().err
 
 
-def test_progress_is_quiet_when_stderr_is_not_a_terminal(capsys):
+def test_progress_is_on_by_default_without_a_terminal_and_no_progress_silences_it(capsys, tmp_path):
+    """pytest's way: a line per finished scenario whether or not stderr is a terminal (capsys's is
+    not), so that a log shows a probe run that takes minutes is alive; --no-progress silences it."""
     from runtime_probe import cli
 
-    progress = cli.Progress(total=1)
-    progress.line("working")
+    assert cli.build_parser().parse_args([]).progress is True
+    assert cli.build_parser().parse_args(["--no-progress"]).progress is False
+    progress = cli.Progress(total=1, enabled=cli.build_parser().parse_args([]).progress)
+    progress.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
+    assert capsys.readouterr().err == "[1/1] case: ok (3 s)\n"
+    quiet = cli.Progress(total=1, enabled=cli.build_parser().parse_args(["--no-progress"]).progress)
+    quiet.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
+    quiet.line("benchmark keras/initializer #1: ok")
     assert capsys.readouterr().err == ""
 
 
@@ -376,7 +384,7 @@ def test_progress_option_prints_one_line_per_scenario_when_not_a_terminal(capsys
     from runtime_probe import cli
 
     assert cli.build_parser().parse_args(["--progress"]).progress is True
-    progress = cli.Progress(total=2, always=True)
+    progress = cli.Progress(total=2, enabled=True)
     progress.scenario(scenario(tmp_path, ""), runner.Observation("ok", 3.2))
     assert capsys.readouterr().err == "[1/2] case: ok (3 s)\n"
 

@@ -135,3 +135,16 @@ def test_usage_examples_are_real_output() -> None:
         output = subprocess.run([tool("tfproc-lint"), "check", *args], cwd=ROOT, env=run_env(), capture_output=True,
                                 text=True, check=False, timeout=120).stdout
         assert output.strip() and output.strip() in usage, output
+
+
+def test_the_probe_options_the_readme_names_exist() -> None:
+    """README's usage and probe section name `probe --quick` (what the test suite runs) and how to
+    silence the progress lines, and the probe's command line accepts each option named."""
+    from runtime_probe.cli import build_parser
+
+    assert "tfproc-lint probe --quick" in section("Usage")
+    probe = section("Runtime probe")
+    known = {option for action in build_parser()._actions for option in action.option_strings}
+    for option in ("--quick", "--full", "--rules", "--scenarios", "--no-progress"):
+        assert f"`{option}" in probe or f"probe {option}" in probe, option
+        assert option in known, option

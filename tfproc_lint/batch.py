@@ -43,7 +43,9 @@ def default_jobs() -> int:
 
 def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress=None,
                 fix_edits: bool = False, cache: ResultCache | None = None) -> list[FileResult]:
-    """Results in the order of `files`; identical for any number of jobs, with or without `cache`."""
+    """Results in the order of `files`; identical for any number of jobs, with or without `cache`.
+    Each file is checked with its own configuration (`SourceFile.config`, which travels with it to
+    the worker processes), `config` where it has none."""
     jobs = jobs or default_jobs()
     if jobs > 1 and len(files) >= max(PARALLEL_MIN_FILES, 2):
         return _check_in_workers(files, config, jobs, progress, fix_edits, cache)
@@ -81,6 +83,7 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool,
     that lints it. Everything here runs without the engine (LibCST): a run in which no file needs
     the analysis, or every such file's result is cached, never imports it."""
     result = FileResult(source_file.display)
+    config = source_file.config or config
     try:
         data = source_file.path.read_bytes()
         if not (source_file.explicit or may_match_bytes(data)):
@@ -268,7 +271,8 @@ def fix_files(files: list[SourceFile], config: Config, unsafe: bool, write: bool
     for source_file in files:
         entry = FixedFile(FileResult(source_file.display))
         try:
-            outcome, original = fix_file(source_file.path, config, unsafe, write, source_file.display)
+            outcome, original = fix_file(source_file.path, source_file.config or config, unsafe, write,
+                                         source_file.display)
             entry.result.diagnostics = outcome.remaining
             entry.original, entry.fixed, entry.applied = original, outcome.source, len(outcome.applied)
             entry.cells = outcome.cells

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tfproc_lint import __version__
-from tfproc_lint.config import COMMAND_LINE, START_METHODS, ConfigError, apply_options, load_config
+from tfproc_lint.config import COMMAND_LINE, START_METHODS, Config, ConfigError, Configs, apply_options
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -107,20 +107,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # check ---------------------------------------------------------------------------------------------
-def configuration(args):
-    config = load_config(Path.cwd(), args.config)
+def configuration(args) -> Configs:
+    """Each file's configuration: the nearest project's (or --config's), the command line over it.
+    The command line's own values are checked here, before any file."""
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
                    "assume_start_method", "assume_gpu", "cache_dir"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value
-    if options:
-        config = apply_options(config, options, COMMAND_LINE)
-    config.check_selectors(rule_codes())
-    for warning in config.warnings:
+    apply_options(Config(), options, COMMAND_LINE).check_selectors(rule_codes(), enables_some=False)
+    configs = Configs(args.config, options, COMMAND_LINE, rule_codes())
+    if args.config is not None:
+        configs.for_directory(Path.cwd())
+    return configs
+
+
+def _print_warnings(configs: Configs) -> None:
+    for warning in configs.warnings:
         print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
-    return config
 
 
 def _check(args) -> int:
@@ -136,9 +141,11 @@ def _check(args) -> int:
     if args.jobs < 0:
         raise UsageError("--jobs must be 0 (all cores) or more")
     _check_adoption_options(args)
-    config = configuration(args)
+    configs = configuration(args)
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
-    files, path_errors = collect_files(args.paths, config, force_exclude=args.force_exclude)
+    files, path_errors = collect_files(args.paths, configs, force_exclude=args.force_exclude)
+    _print_warnings(configs)
+    config = Config()  # each file carries its own; this is for none
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
     progress = console.progress(len(files), "checking")
@@ -152,7 +159,8 @@ def _check(args) -> int:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:
         results = batch.check_files(files, config, args.jobs, progress=progress,
-                                    fix_edits=args.format in ("json", "sarif"), cache=_cache(args, config))
+                                    fix_edits=args.format in ("json", "sarif"),
+                                    cache=_cache(args, configs.for_directory(Path.cwd())))
         run = Run(results, unsafe_fixes=args.unsafe_fixes)  # as Ruff: unsafe fixes shown as available
     console.done()
     run.results.extend(_error_result(error) for error in path_errors)
@@ -182,7 +190,9 @@ def _check(args) -> int:
 
 
 def _cache(args, config):
-    """The result cache for this run, or None (`--no-cache`, or a folder that cannot be used: one warning)."""
+    """The result cache for this run, or None (`--no-cache`, or a folder that cannot be used: one
+    warning). Its folder: `cache-dir` from the command line or the configuration of the current
+    folder's project, else `.tfproc_lint_cache` in that project's root."""
     if args.no_cache:
         return None
     from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
@@ -230,7 +240,8 @@ def _add_noqa(args, config, files, path_errors) -> int:
 
     results = batch.check_files(files, config, args.jobs)
     with_findings = {result.path for result in results if result.diagnostics}
-    outcomes = [add_noqa(source_file, config) for source_file in files if source_file.display in with_findings]
+    outcomes = [add_noqa(source_file, source_file.config or config) for source_file in files
+                if source_file.display in with_findings]
     errors = [r.error for r in results if r.error] + path_errors
     errors += [FileError(o.path, o.error) for o in outcomes if o.error]
     for error in errors:

@@ -3,13 +3,16 @@
 Precedence (highest first): command line, `[tool.tfproc-lint]` in pyproject.toml,
 `[tfproc_lint]` (or `[tfproc-lint]`) in setup.cfg, the project's `requires-python`
 (for `target-python` only) and its dependencies (for `assume-gpu` only: a GPU build of
-TensorFlow), the defaults below. Files are looked up from the given
-directory upwards; the first directory holding a pyproject.toml or setup.cfg is the project root.
+TensorFlow), the defaults below. Each checked file takes the configuration closest to it, as in
+Ruff (`find_project_root`, `Configs`); `--config` names one file for all.
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -82,13 +85,18 @@ class Config:
         where = self.origin.get("assume_gpu", "the configuration")
         return where if where.startswith(GPU_DEPENDENCY) else setting_name("assume-gpu", where)
 
-    def check_selectors(self, codes: Iterable[str]) -> None:
+    def check_selectors(self, codes: Iterable[str], enables_some: bool = True) -> None:
         """Raise ConfigError for the first selector that is no prefix of any of the rules' `codes`
-        (a misspelled code would otherwise select or ignore nothing, silently)."""
+        (a misspelled code would otherwise select or ignore nothing, silently), and when the
+        selection enables none of them (the run would check nothing and pass)."""
         codes = list(codes)
         for option, selector, where in self.selectors:
             if not any(code.startswith(selector) for code in codes):
                 raise ConfigError(f"{option} in {where}: {selector!r} matches no rule (rules: {', '.join(codes)})")
+        if enables_some and codes and not any(self.is_enabled(code) for code in codes):
+            places = sorted({where for option, _, where in self.selectors if option in ("select", "ignore")})
+            raise ConfigError(f"select and ignore ({', '.join(places) or 'the defaults'}) enable no rule: "
+                              "nothing would be checked")
 
 
 def is_specific(selector: str) -> bool:
@@ -159,6 +167,44 @@ OPTIONS = {
 }
 
 
+# The TOML type each option must have in pyproject.toml, where values are typed (setup.cfg and the
+# command line give strings): `assume-gpu = "yes"` is a string, not the boolean true.
+TOML_TYPES = {
+    "select": (list, str), "ignore": (list, str), "extend-select": (list, str), "exclude": (list, str),
+    "extend-exclude": (list, str), "target-python": (str,), "assume-start-method": (str,), "assume-gpu": (bool,),
+}
+TOML_EXPECTED = {
+    (list, str): "a list of strings", (str,): "a string", (bool,): "true or false (a TOML boolean, unquoted)",
+}
+
+
+def check_toml_types(options: dict, where: str) -> None:
+    """One line naming the option and the file for a value of the wrong TOML type."""
+    for raw_key, value in options.items():
+        types = TOML_TYPES.get(raw_key.replace("_", "-"))
+        if types is None or isinstance(value, types):
+            continue
+        if raw_key.replace("_", "-") == "target-python" and isinstance(value, float):
+            continue  # target-python = 3.10: parse_version explains why a number cannot say it
+        raise ConfigError(f"{raw_key.replace('_', '-')} in {where}: expected {TOML_EXPECTED[types]}, "
+                          f"got {_toml_value(value)}")
+
+
+def _toml_value(value) -> str:
+    """A TOML value as the user wrote it: `the string "yes"`, `the number 1`, `an array`."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"the string {json.dumps(value)}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return f"{type(value).__name__} {value!r}"  # dates and times
+
+
 def apply_options(config: Config, options: dict, where: str) -> Config:
     """Validate `options` (file keys, dashes or underscores) and layer them over `config`."""
     changes: dict = {}
@@ -181,6 +227,9 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
             changes["target_python_source"] = setting_name("target-python", where)
     if not changes:
         return config
+    if "select" in changes and not changes["select"]:  # an extend-select in the same place would fill it
+        raise ConfigError(f"{setting_name('select', where)} is empty: it would check nothing; name codes or "
+                          "prefixes (e.g. TFP, TFP1, TFP201), or leave select out for the default rules")
     origin = dict(config.origin)
     origin.update({key: where for key in changes if key != "selectors"})
     return replace(config, origin=origin, **changes)
@@ -191,22 +240,64 @@ def setting_name(option: str, where: str) -> str:
     return f"--{option}" if where == COMMAND_LINE else f"{option} in {where}"
 
 
+PROJECT_FILES = ("setup.cfg", "pyproject.toml")  # read in this order: pyproject.toml wins
+
+
 def find_project_root(start: Path) -> Path | None:
+    """The directory whose files configure code in `start`, as Ruff finds its configuration: the
+    nearest directory (from `start` upwards) whose pyproject.toml has a `[tool.tfproc-lint]` table
+    or whose setup.cfg has a `[tfproc_lint]` section (or a misspelling of either, which is then
+    reported); failing that, the nearest directory holding a pyproject.toml or setup.cfg at all
+    (its `requires-python` and dependencies still apply)."""
     start = start.resolve()
+    nearest = None
     for directory in [start, *start.parents]:
-        if (directory / "pyproject.toml").is_file() or (directory / "setup.cfg").is_file():
-            return directory
-    return None
+        for name in PROJECT_FILES:
+            path = directory / name
+            if path.is_file():
+                nearest = nearest or directory
+                if _configures_tfproc_lint(path):
+                    return directory
+    return nearest
+
+
+def _configures_tfproc_lint(path: Path) -> bool:
+    """The file has tfproc-lint's table or section, or one spelled close to it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    if "tfproc" not in text.lower():  # most files: no parse
+        return False
+    if path.name.endswith(".toml"):
+        data = _read_toml(path, text)
+        names = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
+    else:
+        names = _read_ini(path, text).sections()
+    return any(_normal(name) == "tfproclint" for name in names)
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", re.sub(r"^tool[.:]", "", name.lower()))
+
+
+def display_path(path: Path) -> str:
+    """A configuration file as messages name it: relative to the working directory when it is
+    below it (`setup.cfg`, `other/setup.cfg`), else its full path."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def load_config(start: Path | None = None, explicit: Path | None = None) -> Config:
-    """The configuration for a run started in `start` (or from one explicit file)."""
+    """The configuration for code in the directory `start` (or from one explicit file)."""
     config = Config()
     files = [explicit] if explicit else []
     if not explicit:
         root = find_project_root(start or Path.cwd())
         if root is not None:
-            files = [root / "setup.cfg", root / "pyproject.toml"]  # later files win
+            files = [root / name for name in PROJECT_FILES]  # later files win
             config = _assume_gpu_from_dependencies(config, root)
     for path in files:
         if path is None or not path.is_file():
@@ -224,59 +315,152 @@ def load_config(start: Path | None = None, explicit: Path | None = None) -> Conf
     return config
 
 
-def _apply_pyproject(config: Config, path: Path) -> Config:
+class Configs:
+    """The configuration of each checked file: the nearest project configuration above the file
+    (`find_project_root`), or the `--config` file for every file, then the command line's
+    `options` over it. One per project directory, validated once (`check_selectors`); warnings
+    are collected once per configuration."""
+
+    def __init__(self, explicit: Path | None = None, options: dict | None = None, where: str = COMMAND_LINE,
+                 codes: Iterable[str] = ()) -> None:
+        self.explicit, self.options, self.where, self.codes = explicit, options or {}, where, tuple(codes)
+        self._by_root: dict = {}
+        self._root_of: dict = {}
+        self.warnings: list[str] = []
+
+    def for_file(self, path: Path | str) -> Config:
+        return self.for_directory(Path(path).absolute().parent)
+
+    def for_directory(self, directory: Path | str) -> Config:
+        if self.explicit is not None:
+            return self._config(None)
+        configured, nearest = self._roots(os.path.abspath(directory))
+        return self._config(configured or nearest)
+
+    def root_of(self, directory: Path | str) -> Path | None:
+        """find_project_root(directory), sharing the look-ups of the directories above it."""
+        configured, nearest = self._roots(os.path.abspath(directory))
+        found = configured or nearest
+        return Path(found) if found is not None else None
+
+    def _roots(self, directory: str) -> tuple[str | None, str | None]:
+        """find_project_root's two answers for `directory` (the nearest directory that configures
+        tfproc-lint, the nearest holding a project file), from its parent's: two stats a directory."""
+        found = self._root_of.get(directory)
+        if found is None:
+            present = [path for path in (os.path.join(directory, name) for name in PROJECT_FILES)
+                       if os.path.isfile(path)]
+            if any(_configures_tfproc_lint(Path(path)) for path in present):
+                found = directory, directory
+            else:
+                parent = os.path.dirname(directory)
+                above = (None, None) if parent == directory else self._roots(parent)
+                found = above[0], directory if present else above[1]
+            self._root_of[directory] = found
+        return found
+
+    def _config(self, root: Path | None) -> Config:
+        if root not in self._by_root:
+            if self.explicit is not None:
+                config = load_config(explicit=self.explicit)
+            elif root is None:
+                config = Config()
+            else:
+                config = load_config(Path(root))
+            if self.options:
+                config = apply_options(config, self.options, self.where)
+            if self.codes:
+                config.check_selectors(self.codes)
+            self.warnings.extend(warning for warning in config.warnings if warning not in self.warnings)
+            self._by_root[root] = config
+        return self._by_root[root]
+
+
+def _read_toml(path: Path, text: str | None = None) -> dict:
     if sys.version_info >= (3, 11):  # imported here: a run without pyproject.toml never needs it
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.10 only
         import tomli as tomllib
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8") if text is None else text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"cannot read {path}: {error}") from None
+
+
+def _read_ini(path: Path, text: str | None = None) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8") if text is None else text, source=str(path))
+    except configparser.Error as error:
+        raise ConfigError(f"cannot read {path}: {ini_error(error)}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    return parser
+
+
+def _apply_pyproject(config: Config, path: Path) -> Config:
+    data = _read_toml(path)
+    name = display_path(path)
     requires = data.get("project", {}).get("requires-python")
     if requires and config.target_python is None:
-        version = lowest_python(requires, f"requires-python in {path.name}")
+        version = lowest_python(requires, f"requires-python in {name}")
         if version:
             config = replace(config, target_python=version,
-                             target_python_source=f"requires-python in {path.name}")
+                             target_python_source=f"requires-python in {name}")
     tables = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
-    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), path.name, "table")
+    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), name, "table")
     section = data.get("tool", {}).get("tfproc-lint")
     if section is None:
         return config
     if not isinstance(section, dict):
         raise ConfigError(f"[tool.tfproc-lint] in {path} must be a table")
-    return apply_options(config, section, f"[tool.tfproc-lint] in {path.name}")
+    where = f"[tool.tfproc-lint] in {name}"
+    check_toml_types(section, where)
+    return apply_options(config, section, where)
 
 
 def _apply_ini(config: Config, path: Path) -> Config:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(path, encoding="utf-8")
-    except (OSError, UnicodeDecodeError, configparser.Error) as error:
-        raise ConfigError(f"cannot read {path}: {error}") from None
+    parser = _read_ini(path)
+    name = display_path(path)
     if parser.has_option("options", "python_requires"):
         requires = parser.get("options", "python_requires")
-        version = lowest_python(requires, f"python_requires in {path.name}")
+        version = lowest_python(requires, f"python_requires in {name}")
         if version:
             config = replace(config, target_python=version,
-                             target_python_source=f"python_requires in {path.name}")
-    config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, path.name, "section")
+                             target_python_source=f"python_requires in {name}")
+    config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, name, "section")
     for section in INI_SECTIONS:
         if parser.has_section(section):
-            config = apply_options(config, dict(parser.items(section)), f"[{section}] in {path.name}")
+            config = apply_options(config, dict(parser.items(section)), f"[{section}] in {name}")
     return config
+
+
+def ini_error(error: configparser.Error) -> str:
+    """configparser's message (several lines, with the file's full path) in one line that names the line."""
+    if isinstance(error, configparser.MissingSectionHeaderError):
+        return f"line {error.lineno}: {error.line.strip()!r} comes before any [section] header (or is a broken one)"
+    if isinstance(error, configparser.DuplicateOptionError):
+        return f"line {error.lineno}: option {error.option!r} is given twice in [{error.section}]"
+    if isinstance(error, configparser.DuplicateSectionError):
+        return f"line {error.lineno}: section [{error.section}] is given twice"
+    if isinstance(error, configparser.ParsingError) and error.errors:
+        lineno, line = error.errors[0]
+        try:  # configparser keeps repr(line)
+            line = ast.literal_eval(line)
+        except (ValueError, SyntaxError):
+            pass
+        line = repr(line.strip())
+        more = f" (and {len(error.errors) - 1} more lines)" if len(error.errors) > 1 else ""
+        return f"line {lineno}: cannot parse {line}, neither `key = value` nor a [section] header{more}"
+    return " ".join(str(error).split())
 
 
 def _warn_misspelled(config: Config, names: list[str], accepted: tuple[str, ...], where: str, noun: str) -> Config:
     """A warning for each table whose name reads as tfproc-lint's but is spelled differently
     (`[tool.tfproc_lint]`, `[tfproclint]`): it would be ignored without a word."""
-    def normal(name: str) -> str:
-        return re.sub(r"[^a-z0-9]", "", re.sub(r"^tool[.:]", "", name.lower()))
-
     right = " or ".join(f"[{name}]" for name in accepted)
     found = [f"[{name}] in {where} is not read: the {noun} is spelled {right}"
-             for name in names if normal(name) == "tfproclint" and name not in accepted]
+             for name in names if _normal(name) == "tfproclint" and name not in accepted]
     return replace(config, warnings=config.warnings + tuple(found)) if found else config
 
 
@@ -298,7 +482,7 @@ def _assume_gpu_from_dependencies(config: Config, root: Path) -> Config:
         match = _GPU_BUILD.search(text)
         if match:
             origin = dict(config.origin)
-            origin["assume_gpu"] = f"{GPU_DEPENDENCY}{' '.join(match.group(1).split())} in {path.name}"
+            origin["assume_gpu"] = f"{GPU_DEPENDENCY}{' '.join(match.group(1).split())} in {display_path(path)}"
             return replace(config, assume_gpu=True, origin=origin)
     return config
 

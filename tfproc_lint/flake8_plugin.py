@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import sys
 from typing import Iterator
 
@@ -39,6 +40,11 @@ class TFProcPlugin:
         self.tree = tree
         self.lines = lines
         self.filename = filename
+        # Read here, not in run(): flake8 reports an error raised while it makes the plugin in one
+        # line ("There was a critical error ... due to ConfigError(...)"), one raised by run() as a
+        # traceback. Cached per directory and per project.
+        self.config = _config(_project_root(_directory_of(filename)), self.target_python, self.assume_start_method,
+                              self.opt_in, self.assume_gpu)
 
     @classmethod
     def add_options(cls, manager) -> None:
@@ -61,7 +67,8 @@ class TFProcPlugin:
         cls.assume_gpu = bool(getattr(options, "tfp_assume_gpu", False))
         try:
             # validated once, before any file
-            config = _config(cls.target_python, cls.assume_start_method, cls.opt_in, cls.assume_gpu)
+            config = _config(_project_root(os.getcwd()), cls.target_python, cls.assume_start_method, cls.opt_in,
+                             cls.assume_gpu)
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
         for warning in config.warnings:
@@ -73,9 +80,8 @@ class TFProcPlugin:
             return
         from tfproc_lint.engine import SourceError, lint_source
 
-        config = _config(self.target_python, self.assume_start_method, self.opt_in, self.assume_gpu)
         try:
-            diagnostics = lint_source(source, self.filename, config, respect_noqa=False,
+            diagnostics = lint_source(source, self.filename, self.config, respect_noqa=False,
                                       notebook=self.filename.endswith(NBQA_SUFFIX))
         except SourceError:
             return  # flake8 reports the syntax error itself (E999)
@@ -97,13 +103,40 @@ def opt_in_selectors(options) -> tuple[str, ...]:
     ))
 
 
-@functools.lru_cache(maxsize=None)
-def _config(target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = (),
-            assume_gpu: bool = False):
-    """tfproc-lint's own settings apply too; flake8 decides select, ignore and noqa, and `opt_in`
-    (from flake8's selection) enables the opt-in rules it names."""
-    from tfproc_lint.config import apply_options, load_config
+def _directory_of(filename: str) -> str:
+    """The directory whose configuration applies to `filename` (flake8 names stdin `stdin` or `-`)."""
+    if filename in ("-", "stdin", "<stdin>"):
+        return os.getcwd()
+    return os.path.dirname(os.path.abspath(filename))
 
+
+@functools.lru_cache(maxsize=None)
+def _project_root(directory: str):
+    return _roots().root_of(directory)
+
+
+@functools.lru_cache(maxsize=None)
+def _roots():
+    """One finder for the run, so that the directories above the checked ones are looked at once."""
+    from tfproc_lint.config import Configs
+
+    return Configs()
+
+
+@functools.lru_cache(maxsize=None)
+def _config(root, target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = (),
+            assume_gpu: bool = False):
+    """tfproc-lint's own settings apply too, from the project nearest to the file (`root`, as on
+    the command line; flake8's own configuration is the one in the directory flake8 runs in);
+    flake8 decides select, ignore and noqa, and `opt_in` (from flake8's selection) enables the
+    opt-in rules it names. A bad setting in a project's files is a flake8 error, as flake8 reports
+    its own."""
+    from tfproc_lint.config import Config, apply_options, load_config
+
+    config = load_config(root) if root is not None else Config()
+    if root is not None and root != _project_root(os.getcwd()):
+        for warning in config.warnings:
+            print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
     options = {"select": " ".join(("TFP", *opt_in)), "ignore": ""}
     if target_python:
         options["target-python"] = target_python
@@ -111,4 +144,4 @@ def _config(target_python: str | None, assume_start_method: str | None, opt_in: 
         options["assume-start-method"] = assume_start_method
     if assume_gpu:
         options["assume-gpu"] = True
-    return apply_options(load_config(), options, "flake8 options")
+    return apply_options(config, options, "flake8 options")

@@ -271,6 +271,21 @@ class FileAnalysis:
             return methods.pop()
         return "unknown" if methods else None
 
+    def workers_defined_in_notebook(self, owner: Owner) -> list[str]:
+        """In a notebook, the workers of `owner` that the notebook itself defines (`count_tokens`,
+        a lambda, a method of a notebook class): spawned children cannot import them."""
+        if not self.notebook:
+            return []
+        names = []
+        for worker in owner.workers:
+            if worker.function is not None:
+                names.append(worker.function.node.name.value)
+            elif worker.kind == "lambda":
+                names.append("lambda")
+            elif worker.instance_class is not None:
+                names.append(worker.instance_class.node.name.value)
+        return list(dict.fromkeys(names))
+
     def start_method(self, value: Value) -> tuple[str, str]:
         """(method, why it was assumed) for a pool/process/executor; `why` is empty when the
         file itself names the method."""

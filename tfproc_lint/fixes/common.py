@@ -116,6 +116,12 @@ def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:
     return not analysis.execution.runs_on_import(node)
 
 
+def quoted_names(names) -> str:
+    """`a`, `a` and `b`, `a`, `b` and `c`."""
+    quoted = [f"`{name}`" for name in names]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1] if len(quoted) > 1 else "".join(quoted)
+
+
 def spawn_context(module_name: str) -> cst.Call:
     return cst.Call(
         func=cst.Attribute(cst.Name(module_name), cst.Name("get_context")),

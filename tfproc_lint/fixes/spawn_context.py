@@ -9,7 +9,7 @@ from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import enclosing_function, keyword
 from tfproc_lint.analysis.walk import calls_in, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_import, add_keyword, runs_only_in_the_parent, spawn_context
+from tfproc_lint.fixes.common import add_import, add_keyword, quoted_names, runs_only_in_the_parent, spawn_context
 from tfproc_lint.fixes.base import FixBuilder
 
 _MODULES = ("multiprocessing", "torch.multiprocessing", "multiprocess", "billiard")
@@ -30,7 +30,11 @@ class UseSpawnContext(FixBuilder):
             return self.refuse(f"the code asks for the \"{owner.value.method}\" start method explicitly")
         if owner.value.info is not None:
             return self.refuse("a subclass decides how its processes start")
-        if not runs_only_in_the_parent(analysis, call):
+        in_notebook = analysis.workers_defined_in_notebook(owner)
+        if in_notebook:  # a notebook's cells are never re-imported; its functions cannot be imported
+            return self.refuse(f"spawned workers cannot import {quoted_names(in_notebook)}, defined in the notebook "
+                               "(TFP204)")
+        if not analysis.notebook and not runs_only_in_the_parent(analysis, call):
             return self.refuse("spawned workers re-import the main module, which starts processes at import: "
                                "move the start under `if __name__ == \"__main__\":` first")
         if not all(worker.kind == "function" and worker.function is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.fixes.common import quoted_names
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -54,7 +55,10 @@ class RuntimeInitialisedBeforeFork(Rule):
         "globals the parent set after import, the main module needs an `if __name__ == "
         "\"__main__\":` guard, and each worker pays the TensorFlow import (seconds). No fix is "
         "offered for workers started at module level without that guard, for `Process` "
-        "subclasses, or for an explicit `get_context(\"fork\")`: manual edit required."
+        "subclasses, or for an explicit `get_context(\"fork\")`: manual edit required. In a "
+        "notebook, whose cells spawned children never re-import, no guard is needed, but a worker "
+        "the notebook defines cannot be imported by them (TFP204): the message says to move it into "
+        "a module first, and no fix is offered."
     )
     evidence = (
         "After a session, an eager op or a Keras `predict` in the parent, fork workers doing 512x512 "
@@ -120,14 +124,25 @@ class RuntimeInitialisedBeforeFork(Rule):
             yield Report(
                 owner.construction,
                 f"{owner.noun} forked after the parent started TensorFlow's runtime (line {line}: "
-                f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner)}"
+                f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner, analysis)}"
                 f"{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
                 related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
             )
 
 
-def _remedy(owner: Owner) -> str:
+def _remedy(owner: Owner, analysis: FileAnalysis) -> str:
+    remedy = _remedy_in_a_file(owner)
+    defined = analysis.workers_defined_in_notebook(owner)
+    if defined and "get_context" in remedy:
+        # A notebook has no `if __name__ == "__main__":` to speak of, and spawned children cannot
+        # import what it defines (TFP204): the worker must live in a module first.
+        remedy = remedy.replace("create it from", f"create the {owner.noun} from", 1)
+        return f"move {quoted_names(defined)} into a module (a .py file beside the notebook) and import it; {remedy}"
+    return remedy
+
+
+def _remedy_in_a_file(owner: Owner) -> str:
     detail = owner.value.detail
     if detail == "os.fork":
         return "fork before TensorFlow starts, or start a process from multiprocessing.get_context(\"spawn\")"
