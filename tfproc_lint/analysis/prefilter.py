@@ -32,6 +32,10 @@ _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GR
 _SETTINGS = ("_parallelism_threads", "device_configuration", "set_memory_growth", "set_visible_devices",
              "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
+# Distributed engines (api.ENGINE_PACKAGES): TensorFlow and an import of one is enough.
+_ENGINES = tuple(api.ENGINE_PACKAGES)
+_BYTE_ENGINES = tuple(marker.encode() for marker in _ENGINES)
+_ENGINE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(_ENGINES)})\b", re.MULTILINE)
 _SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
 # Confirmed by a `tf.config` setter's name (called, aliased or imported), or a variable next to
 # `os.environ`/`putenv`; `may_match_tree` then looks at how they resolve.
@@ -56,7 +60,11 @@ def may_match(source: str) -> bool:
     tensorflow = any(marker in source for marker in _GROUPS[1])
     if tensorflow and any(marker in source for marker in _SETTINGS) and _SETTING.search(source):
         return True
-    return tensorflow and _makes_processes(source)
+    return tensorflow and (_makes_processes(source) or _imports_engine(source))
+
+
+def _imports_engine(source: str) -> bool:
+    return any(marker in source for marker in _ENGINES) and _ENGINE_IMPORT.search(source) is not None
 
 
 def _makes_processes(source: str) -> bool:
@@ -78,7 +86,7 @@ def may_match_tree(source: str, tree: ast.Module) -> bool:
     runtime's variables, can resolve through imports and plain aliases (`setter = tf.config...`).
     Every binding of a name counts, whatever its scope or order, so this lets through at least
     what the analysis resolves."""
-    if _makes_processes(source):
+    if _makes_processes(source) or _imports_engine(source):
         return True
     bindings: dict[str, list] = {}  # name -> an import's qualified name (str) or an aliased expression
     spelled: list[ast.expr] = []  # every Name or Attribute that spells a setter or `environ`/`putenv`
@@ -139,5 +147,5 @@ def may_match_bytes(data: bytes) -> bool:
     so that most files are never decoded."""
     if not any(marker in data for marker in _BYTE_GROUPS[1]):
         return False
-    return any(marker in data for marker in _BYTE_SETTINGS) or all(
+    return any(marker in data for marker in _BYTE_SETTINGS) or any(marker in data for marker in _BYTE_ENGINES) or all(
         any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2]))

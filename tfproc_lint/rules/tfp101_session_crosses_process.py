@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -94,6 +94,11 @@ class SessionCrossesProcess(Rule):
     def check_crossing(self, crossing, analysis):
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF1_STATE:
+                if engines.is_engine(crossing):  # Ray, Dask, Spark: cloudpickle in the driver
+                    message = engines.sent_state_message(analysis, crossing, node, value)
+                    if message is not None:
+                        yield Report(node, message)
+                    continue
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
                 if message is not None:
                     yield Report(node, message)

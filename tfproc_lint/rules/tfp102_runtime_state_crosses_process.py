@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.kinds import TF2_STATE
+from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -98,6 +98,9 @@ class RuntimeStateCrossesProcess(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
+        if engines.is_engine(crossing):
+            yield from self._engine(crossing, analysis)
+            return
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
@@ -114,3 +117,20 @@ class RuntimeStateCrossesProcess(Rule):
                     f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
                     "function that calls it",
                 )
+
+    @staticmethod
+    def _engine(crossing, analysis):
+        """Ray, Dask, Spark: cloudpickle sends a Keras model, a SavedModel and an untraced
+        tf.function; a traced tf.function and a Dataset fail in the driver."""
+        for node, value in analysis.sent_state(crossing):
+            if value.kind in TF2_STATE:
+                message = engines.sent_state_message(analysis, crossing, node, value)
+                if message is not None:
+                    yield Report(node, message)
+        if crossing.callable is None:
+            return
+        value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
+        if value.kind is Kind.TF_FUNCTION:
+            message = engines.sent_state_message(analysis, crossing, crossing.callable, value)
+            if message is not None:
+                yield Report(crossing.callable, message)

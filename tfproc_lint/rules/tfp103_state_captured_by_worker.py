@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import merge
@@ -80,6 +80,9 @@ class StateCapturedByWorker(Rule):
             yield from self._process_subclass(crossing, analysis)
         if crossing.callable is None:
             return
+        if engines.is_engine(crossing):
+            yield from self._engine(crossing, analysis)
+            return
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         method, why = analysis.start_method(crossing.owner)
         pickled = outcomes.is_pickled(crossing, method)
@@ -113,6 +116,41 @@ class StateCapturedByWorker(Rule):
             f"`{label}` given to {crossing.route} is {what} holds a {noun}: {happens}; use a "
             f"module-level function that builds it in the worker"
             f"{outcomes.assumption(crossing, method, why)}",
+        )
+
+    def _engine(self, crossing, analysis):
+        """Ray, Dask, Spark pickle a `__main__` function by value with the globals it reads, a
+        closure with what it captures and a bound method with its object (cloudpickle)."""
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        captured = None
+        if worker.kind == "method" and worker.instance_class is not None:
+            for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
+                                                              worker.instance_origin):
+                if engines.crossing_failure(analysis, crossing, crossing.callable, value):
+                    captured = (f"a bound method of {worker.instance_class.node.name.value}, whose "
+                                f"`self.{attribute}`", value)
+                    break
+        elif worker.kind in ("closure", "lambda", "function"):
+            found = self._captured_state(worker, analysis) if worker.kind != "function" else None
+            if found is not None and engines.crossing_failure(analysis, crossing, crossing.callable, found[1]):
+                captured = (f"a {worker.kind} whose captured `{found[0]}`", found[1])
+            else:
+                body, scope = (worker.lambda_node.body, worker.scope) if worker.kind == "lambda" \
+                    else (worker.function.node.body, worker.function.scope)
+                found = engines.captured_globals(analysis, crossing, body, scope)
+                if found is not None:
+                    kind = "lambda" if worker.kind == "lambda" else "function"
+                    captured = (f"a {kind} whose global `{found[0].value}`", found[1])
+        if captured is None:
+            return
+        what, value = captured
+        name = engines.engine(crossing)
+        happens = engines.crossing_failure(analysis, crossing, crossing.callable, value, captured=True)
+        label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
+        yield Report(
+            crossing.callable,
+            f"`{label}` given to {crossing.route} is {what} holds a {STATE_NOUNS[value.kind]}, which "
+            f"{engines.ENGINE_NOUNS[name]} pickles with it: {happens}; {engines.REMEDIES[name]}",
         )
 
     @staticmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, engines
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
@@ -106,6 +106,9 @@ class MissingWorkerInitializer(Rule):
 
     def check_crossing(self, crossing, analysis):
         owner = crossing.owner
+        if owner.kind is Kind.ENGINE and crossing.callable is not None:
+            yield from self._engine(crossing, analysis)
+            return
         if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
             return
         if crossing.route.endswith("(initargs=...)") or not isinstance(owner.origin, cst.Call):
@@ -133,6 +136,37 @@ class MissingWorkerInitializer(Rule):
             f"with {pool}(initializer=...), one build per worker instead of one per task",
             fix=MoveStateToInitializer(analysis.owners[owner.origin], worker.function, builders)
             if worker.kind == "function" and owner.origin in analysis.owners else None,
+        )
+
+    @staticmethod
+    def _engine(crossing, analysis):
+        """A Ray task, a Dask task, a Spark row function or udf, a Ray Data batch function that
+        builds TF state on every call. Silent for what runs once per partition (mapPartitions, an
+        iterator pandas_udf, dask map_partitions), for classes (Ray actors, map_batches given a
+        callable class) and for a Dask client with a worker plugin or `client.run` initializer."""
+        extra = crossing.owner.extra
+        if extra.get("tasks") == "per-partition" or not engines.many_tasks(analysis, crossing):
+            return
+        receiver = extra.get("receiver")
+        if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
+            return
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        if worker.function is None or worker.kind not in ("function", "method"):
+            return
+        builders = per_task_builders(analysis, worker.function)
+        if not builders or _trains(worker.function):
+            return
+        derived = derived_names(worker.function.node)
+        if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
+            return
+        builder = builders[0]
+        unit = {"per-row": "row", "per-batch": "batch", "per-item": "item"}.get(extra.get("tasks"), "task")
+        name = engines.engine(crossing)
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds TensorFlow state on every "
+            f"{unit} (line {analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): "
+            f"{engines.PER_WORKER_RECIPES[name]}",
         )
 
 
