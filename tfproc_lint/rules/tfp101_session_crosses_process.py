@@ -49,6 +49,14 @@ class SessionCrossesProcess(Rule):
         "https://github.com/tensorflow/tensorflow/issues/8220",
         "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods",
     )
+    engines = (
+        "Ray, Dask and Spark serialise task arguments, `ray.put`, `client.scatter`, `sc.broadcast` "
+        "and what task functions capture with cloudpickle in the driver: a session or graph there "
+        "fails with the engine's own error (Ray: `TypeError: Could not serialize the argument "
+        "<...Session>`; Spark: `PicklingError: Could not serialize object: TypeError: cannot pickle "
+        "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
+        "that builds the session once. Example (Ray):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -67,6 +75,19 @@ class SessionCrossesProcess(Rule):
             "    q = Queue()\n"
             "    q.put(sess)\n",
             ("TFP101",),
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow.compat.v1 as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'def score(sess, batch):\n'
+            "    return sess.run('y:0', {'x:0': batch})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    sess = tf.Session()\n'
+            '    ray.get([score.remote(sess, b) for b in batches])\n',
+            ('TFP101',),
         ),
     )
     good_examples = (
@@ -88,6 +109,22 @@ class SessionCrossesProcess(Rule):
             "import tensorflow.compat.v1 as tf\n\n"
             "sess = None\n"
             "mp.Process(target=work, args=(sess,)).start()\n"
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow.compat.v1 as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'class Scorer:\n'
+            '    def __init__(self, graph_path):\n'
+            '        self.sess = tf.Session(graph=load_graph(graph_path))\n'
+            '\n'
+            '    def score(self, batch):\n'
+            "        return self.sess.run('y:0', {'x:0': batch})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    scorer = Scorer.remote('frozen.pb')\n"
+            '    ray.get([scorer.score.remote(b) for b in batches])\n'
         ),
     )
 

@@ -48,6 +48,14 @@ class RuntimeStateCrossesProcess(Rule):
         "https://www.tensorflow.org/guide/function",
         "https://keras.io/guides/serialization_and_saving/",
     )
+    engines = (
+        "Ray, Dask and Spark pickle with cloudpickle, which sends a Keras 3 model, a loaded "
+        "SavedModel and a tf.function that was never called: those are not reported when sent "
+        "once. A tf.function already called in the driver (traced) fails (Ray: `Could not "
+        "serialize the argument`; Dask: `Could not serialize object`), so does a Dataset; and "
+        "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
+        "(`AttributeError: '_updated_config'`). Example (Dask):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -73,6 +81,16 @@ class RuntimeStateCrossesProcess(Rule):
             "        pool.map(step, [1.0, 2.0])\n",
             ("TFP102",),
         ),
+        Example(
+            'import tensorflow as tf\n'
+            'from dask.distributed import Client\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    client = Client()\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    remote_model = client.scatter(model)\n',
+            ('TFP102',),
+        ),
     )
     good_examples = (
         Example(
@@ -94,6 +112,22 @@ class RuntimeStateCrossesProcess(Rule):
             "    weights = tf.Variable([1.0, 2.0])\n"
             "    with mp.get_context('spawn').Pool(2) as pool:\n"
             "        pool.map(print, [weights.numpy()])\n"
+        ),
+        Example(
+            'import tensorflow as tf\n'
+            'from dask.distributed import Client, WorkerPlugin, get_worker\n'
+            '\n'
+            'class LoadModel(WorkerPlugin):\n'
+            '    def setup(self, worker):\n'
+            "        worker.model = tf.keras.models.load_model('model.keras')\n"
+            '\n'
+            'def score(batch):\n'
+            '    return get_worker().model.predict(batch)\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    client = Client()\n'
+            '    client.register_plugin(LoadModel())\n'
+            '    client.gather(client.map(score, batches))\n'
         ),
     )
 

@@ -44,6 +44,13 @@ class StateCapturedByWorker(Rule):
         "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",
         "https://github.com/tensorflow/tensorflow/issues/2448",
     )
+    engines = (
+        "Ray, Dask and Spark pickle a function of the driver's script by value, with the globals it "
+        "reads, and a closure or lambda with what it captures: a session, a Dataset or a traced "
+        "tf.function there fails in the driver (Ray: `Could not serialize the function`; Spark: "
+        "`PicklingError: Could not serialize object`). A function of an importable module is sent "
+        "by reference and is not reported. Example (Spark):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -57,6 +64,21 @@ class StateCapturedByWorker(Rule):
             "        with mp.Pool(4) as pool:\n"
             "            return pool.map(self.act, observations)\n",
             ("TFP103",),
+        ),
+        Example(
+            'import tensorflow.compat.v1 as tf\n'
+            'from pyspark import SparkContext\n'
+            '\n'
+            'sess = tf.Session()\n'
+            '\n'
+            'def predict(rows):\n'
+            '    for row in rows:\n'
+            "        yield sess.run('y:0', {'x:0': [row]})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    sc = SparkContext('local[2]')\n"
+            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n',
+            ('TFP103',),
         ),
     )
     good_examples = (
@@ -72,6 +94,19 @@ class StateCapturedByWorker(Rule):
             "    def rollout(self, observations):\n"
             "        with mp.Pool(4) as pool:\n"
             "            return pool.map(self.act, observations)\n"
+        ),
+        Example(
+            'import tensorflow.compat.v1 as tf\n'
+            'from pyspark import SparkContext\n'
+            '\n'
+            'def predict(rows):\n'
+            "    with tf.Session(graph=load_graph('frozen.pb')) as sess:\n"
+            '        for row in rows:\n'
+            "            yield sess.run('y:0', {'x:0': [row]})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    sc = SparkContext('local[2]')\n"
+            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n'
         ),
     )
 

@@ -71,6 +71,13 @@ class GpuWorkersTakeAllMemory(Rule):
         "https://github.com/tensorflow/tensorflow/issues/14231",
         "https://github.com/openai/baselines/issues/70",
     )
+    engines = (
+        "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
+        "`.options(num_gpus=0.5)`) that runs TensorFlow with no memory limit in its own code. Ray "
+        "packs several such workers onto one GPU and does not limit their memory; code the driver "
+        "runs does not reach them. No automatic fix (manual edit required): turn on memory growth "
+        "in the task, or in the actor's `__init__`, before the first op. Example (Ray):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -95,6 +102,16 @@ class GpuWorkersTakeAllMemory(Rule):
             "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
             ("TFP401",),
             config=(("assume-gpu", "true"),),
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote(num_gpus=0.5)\n'
+            'class Trainer:\n'
+            '    def __init__(self):\n'
+            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n',
+            ('TFP401',),
         ),
     )
     good_examples = (
@@ -121,6 +138,17 @@ class GpuWorkersTakeAllMemory(Rule):
             "if __name__ == '__main__':\n"
             "    with mp.get_context('spawn').Pool(4) as pool:\n"
             "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote(num_gpus=0.5)\n'
+            'class Trainer:\n'
+            '    def __init__(self):\n'
+            "        for gpu in tf.config.list_physical_devices('GPU'):\n"
+            '            tf.config.experimental.set_memory_growth(gpu, True)\n'
+            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n'
         ),
     )
 
