@@ -298,6 +298,17 @@ def engine(crossing: Crossing) -> str:
     return crossing.owner.detail
 
 
+def task_worker(analysis, crossing: Crossing):
+    """The worker that runs the crossing's callable; for `ray.remote(f)` bound to a name, `f`."""
+    worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+    info = crossing.owner.extra.get("info")
+    if worker.function is None and isinstance(info, FunctionInfo):
+        from tfproc_lint.analysis.file_analysis import Worker
+
+        return Worker("function", crossing.callable, crossing.callable_scope, info)
+    return worker
+
+
 def many_tasks(analysis, crossing: Crossing) -> bool:
     """The callable runs for many items, rows or batches, or is submitted in a loop."""
     from tfproc_lint.analysis.walk import in_loop

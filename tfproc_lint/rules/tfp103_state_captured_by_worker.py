@@ -156,7 +156,7 @@ class StateCapturedByWorker(Rule):
     def _engine(self, crossing, analysis):
         """Ray, Dask, Spark pickle a `__main__` function by value with the globals it reads, a
         closure with what it captures and a bound method with its object (cloudpickle)."""
-        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        worker = engines.task_worker(analysis, crossing)
         captured = None
         if worker.kind == "method" and worker.instance_class is not None:
             for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,

@@ -226,7 +226,7 @@ class MissingWorkerInitializer(Rule):
         receiver = extra.get("receiver")
         if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
             return
-        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        worker = engines.task_worker(analysis, crossing)
         if worker.function is None or worker.kind not in ("function", "method"):
             return
         builders = per_task_builders(analysis, worker.function)
