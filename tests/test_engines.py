@@ -177,6 +177,16 @@ def test_spark_row_udf_versus_iterator_pandas_udf() -> None:
     assert findings(source) == [(9, "TFP301"), (23, "TFP301")]
 
 
+def test_spark_scalar_iter_pandas_udf_type_runs_once_per_partition() -> None:
+    source = SPARK_HEAD.replace("pandas_udf, udf", "PandasUDFType, pandas_udf") + (
+        "@pandas_udf('double', PandasUDFType.SCALAR_ITER)\ndef batches(it):\n"
+        "    model = tf.keras.models.load_model('m.keras')\n    for b in it:\n        yield b\n\n"
+        "@pandas_udf('double', PandasUDFType.SCALAR)\ndef per_batch(s):\n"
+        "    model = tf.keras.models.load_model('m.keras')\n    return s\n"
+    )
+    assert findings(source) == [(15, "TFP301")]
+
+
 def test_spark_closure_and_partition_function() -> None:
     source = SPARK_HEAD + (
         "sess = tf.compat.v1.Session()\n\n"

@@ -210,11 +210,19 @@ class EngineRoutes:
         if name in api.SPARK_ROW_UDFS:
             tasks, route = "per-row", "a Spark udf"
         else:
-            iterator = info is not None and self._takes_iterator(info)
+            iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
         crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf"), "always")
         crossing.callable, crossing.callable_scope = function_node, scope
         return crossing
+
+    def _iterator_type(self, call: cst.Call, site: CallSite) -> bool:
+        """The pre-Spark-3 spelling: `pandas_udf(..., PandasUDFType.SCALAR_ITER)` (or MAP_ITER)."""
+        for arg in call.args:
+            name = self.classifier.qualified_name(arg.value, site.scope, site.order) or ""
+            if name.startswith(api.SPARK_PANDAS_UDF_TYPES) and name.endswith(api.SPARK_ITERATOR_UDF_TYPES):
+                return True
+        return False
 
     def _takes_iterator(self, info: FunctionInfo) -> bool:
         """The first parameter is annotated `Iterator[...]` (pandas_udf's iterator form)."""
