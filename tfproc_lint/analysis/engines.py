@@ -212,7 +212,7 @@ class EngineRoutes:
         else:
             iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
-        crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf"), "always")
+        crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf", info=info), "always")
         crossing.callable, crossing.callable_scope = function_node, scope
         return crossing
 
