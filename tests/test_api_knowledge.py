@@ -15,7 +15,8 @@ from tfproc_lint.analysis import api
 tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
 keras = pytest.importorskip("keras")
 
-OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil")
+OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil",
+                  "ray", "dask", "distributed", "pyspark")  # the engines: the `engines` extra
 
 
 def _attribute_path(root, parts):
@@ -162,3 +163,35 @@ def test_context_fixing_calls_fix_the_start_method(factory: str) -> None:
                "try:\n    mp.set_start_method('spawn')\nexcept RuntimeError as e:\n    print(e)\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert "context has already been set" in done.stdout, done.stderr
+
+
+ENGINE_NAMES = sorted(
+    set(api.ENGINE_FACTORIES) | set(api.ENGINE_OBJECT_CLASSES.values()) | {api.RAY_REMOTE, api.RAY_PUT}
+    | api.DASK_DELAYED | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.ITERATOR_TYPES
+    | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in api.SPARK_ITERATOR_UDF_TYPES}
+)
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_every_engine_name_exists(name: str) -> None:
+    assert resolve(name) is not None
+
+
+ENGINE_MEMBERS = sorted(
+    {key for key in api.ENGINE_TASK_METHODS} | set(api.ENGINE_SENDS)
+    | {key for key in api.ENGINE_PRODUCES if key[1] != "*"}
+    | {("dask.client", name) for name in api.DASK_INITIALIZERS if name != "register_worker_plugin"}
+)
+
+
+@pytest.mark.parametrize("kind, member", ENGINE_MEMBERS)
+def test_engine_objects_have_the_methods_the_analysis_reads(kind: str, member: str) -> None:
+    """`rdd.mapPartitions`, `client.scatter`, `SparkSession.sparkContext`, ...: each on its class."""
+    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    assert hasattr(cls, member), f"{api.ENGINE_OBJECT_CLASSES[kind]} has no {member}"
+
+
+def test_ray_remote_functions_have_remote_and_options() -> None:
+    ray = pytest.importorskip("ray")
+    task = ray.remote(lambda: None)
+    assert hasattr(task, api.RAY_SUBMIT) and hasattr(task, api.RAY_OPTIONS)

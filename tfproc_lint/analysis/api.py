@@ -370,7 +370,7 @@ ENGINE_FACTORIES: dict[str, str] = {
     "dask.dataframe.from_pandas": "dask.collection",
     "dask.dataframe.read_csv": "dask.collection",
     "dask.dataframe.read_parquet": "dask.collection",
-    "dask.array.from_array": "dask.collection",
+    "dask.array.from_array": "dask.array",
     "pyspark.SparkContext": "spark.context",
     "pyspark.SparkContext.getOrCreate": "spark.context",
     "pyspark.sql.SparkSession.builder": "spark.builder",
@@ -383,6 +383,19 @@ ENGINE_FACTORIES: dict[str, str] = {
     "ray.data.read_csv": "ray.dataset",
     "ray.data.read_json": "ray.dataset",
     "ray.data.read_binary_files": "ray.dataset",
+}
+# The class each engine object is an instance of (tests/test_api_knowledge.py checks the methods).
+ENGINE_OBJECT_CLASSES = {
+    "dask.client": "distributed.Client",
+    "dask.bag": "dask.bag.Bag",
+    "dask.collection": "dask.dataframe.DataFrame",
+    "dask.array": "dask.array.Array",
+    "spark.context": "pyspark.SparkContext",
+    "spark.session": "pyspark.sql.SparkSession",
+    "spark.builder": "pyspark.sql.SparkSession.Builder",
+    "spark.rdd": "pyspark.RDD",
+    "spark.dataframe": "pyspark.sql.DataFrame",
+    "ray.dataset": "ray.data.Dataset",
 }
 # (object, method or attribute) -> the object it gives; "*" stands for any other method.
 ENGINE_PRODUCES: dict[tuple[str, str], str] = {
@@ -405,6 +418,7 @@ ENGINE_PRODUCES: dict[tuple[str, str], str] = {
     ("ray.dataset", "*"): "ray.dataset",
     ("dask.bag", "*"): "dask.bag",
     ("dask.collection", "*"): "dask.collection",
+    ("dask.array", "*"): "dask.array",
 }
 # (object, method) -> (index of the callable, how many tasks: "per-item" | "per-partition" |
 # "per-batch" | "one"). The callable is pickled with what it captures; the other arguments cross.
@@ -415,7 +429,7 @@ ENGINE_TASK_METHODS: dict[tuple[str, str], tuple[int, str]] = {
     ("dask.bag", "filter"): (0, "per-item"),
     ("dask.bag", "map_partitions"): (0, "per-partition"),
     ("dask.collection", "map_partitions"): (0, "per-partition"),
-    ("dask.collection", "map_blocks"): (0, "per-partition"),
+    ("dask.array", "map_blocks"): (0, "per-partition"),
     ("spark.rdd", "map"): (0, "per-item"),
     ("spark.rdd", "flatMap"): (0, "per-item"),
     ("spark.rdd", "filter"): (0, "per-item"),

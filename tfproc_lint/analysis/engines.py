@@ -294,7 +294,7 @@ def _engine_of_type(kind: str) -> str:
 def _receiver_noun(kind: str) -> str:
     return {"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
             "spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext",
-            "ray.dataset": "ray.data Dataset"}.get(kind, kind)
+            "ray.dataset": "ray.data Dataset", "dask.array": "dask array"}.get(kind, kind)
 
 
 # What the rules ask ---------------------------------------------------------------------------------
