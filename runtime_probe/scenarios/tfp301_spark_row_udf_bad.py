@@ -7,6 +7,7 @@ import time
 import tensorflow as tf
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
+from pyspark.sql.types import DoubleType
 
 from runtime_probe.support import report
 
@@ -22,7 +23,7 @@ MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp301_spark.keras")
 ROWS = 40
 
 
-@udf("double")
+@udf(DoubleType())  # a type object: a DDL string needs a session at import
 def score(x):
     model = tf.keras.models.load_model(MODEL_PATH)
     return float(model.predict_on_batch([[float(x)]])[0, 0])

@@ -9,6 +9,7 @@ import pandas as pd
 import tensorflow as tf
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import pandas_udf
+from pyspark.sql.types import DoubleType
 
 from runtime_probe.support import report
 
@@ -19,7 +20,7 @@ MODEL_PATH = os.path.join(tempfile.gettempdir(), "tfp301_spark.keras")
 ROWS = 400
 
 
-@pandas_udf("double")
+@pandas_udf(DoubleType())  # a type object: a DDL string needs a session at import
 def score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
     model = tf.keras.models.load_model(MODEL_PATH)
     for batch in batches:

@@ -114,8 +114,9 @@ class MissingWorkerInitializer(Rule):
         Example(
             'import tensorflow as tf\n'
             'from pyspark.sql.functions import udf\n'
+            'from pyspark.sql.types import DoubleType\n'
             '\n'
-            "@udf('double')\n"
+            '@udf(DoubleType())\n'
             'def score(x):\n'
             "    model = tf.keras.models.load_model('model.keras')\n"
             '    return float(model.predict([[x]])[0, 0])\n',
@@ -171,8 +172,9 @@ class MissingWorkerInitializer(Rule):
             'import pandas as pd\n'
             'import tensorflow as tf\n'
             'from pyspark.sql.functions import pandas_udf\n'
+            'from pyspark.sql.types import DoubleType\n'
             '\n'
-            "@pandas_udf('double')\n"
+            '@pandas_udf(DoubleType())\n'
             'def score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n'
             "    model = tf.keras.models.load_model('model.keras')\n"
             '    for batch in batches:\n'
