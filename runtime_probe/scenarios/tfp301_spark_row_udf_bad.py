@@ -4,6 +4,7 @@ import sys
 import tempfile
 import time
 
+import numpy as np
 import tensorflow as tf
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
@@ -26,7 +27,7 @@ ROWS = 40
 @udf(DoubleType())  # a type object: a DDL string needs a session at import
 def score(x):
     model = tf.keras.models.load_model(MODEL_PATH)
-    return float(model.predict_on_batch([[float(x)]])[0, 0])
+    return float(model.predict_on_batch(np.array([[x]], dtype=np.float32))[0, 0])
 
 
 def main():
