@@ -19,7 +19,7 @@ $(VENV)/.linter-installed: setup.cfg pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.all-installed: setup.cfg pyproject.toml | $(BIN)/python
-	$(PIP) install --quiet -e '.[notebook,probe,test]'
+	$(PIP) install --quiet -e '.[notebook,probe,test,engines]'
 	touch $(VENV)/.linter-installed $@
 
 # Lint the bundled example (exit 1 = findings, as expected), then show the fixes as a diff.

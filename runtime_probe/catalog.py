@@ -8,7 +8,11 @@ metadata under the key `probe`.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
+import re
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +32,7 @@ class Scenario:
     gpus: int = 0  # GPUs the scenario needs; 0 = runs on CPU
     max_cpus: int = 0  # skipped on machines with more CPUs (a pool of one TF worker per CPU); 0 = any
     quick: bool = False  # one of the pairs `--quick` runs: a bad scenario and its twin per rule
+    requires: tuple[str, ...] = ()  # modules it imports beyond the probe extra ("ray"), or "java"
 
     @property
     def source(self) -> str:
@@ -83,6 +88,7 @@ def load(path: Path) -> Scenario:
         gpus=int(meta.get("gpus", 0)),
         max_cpus=int(meta.get("max_cpus", 0)),
         quick=bool(meta.get("quick", False)),
+        requires=tuple(meta.get("requires", ())),
     )
 
 
@@ -91,6 +97,39 @@ def cpu_skip_reason(max_cpus: int, cpus: int) -> str | None:
     if not max_cpus or cpus <= max_cpus:
         return None
     return f"skipped: {cpus} CPUs here, it starts a TensorFlow worker per CPU (at most {max_cpus})"
+
+
+JAVA_MIN = 17  # PySpark 4 needs Java 17 or later
+
+
+def requirement_skip_reason(requires: tuple[str, ...]) -> str | None:
+    """Why a scenario that needs an engine (the `engines` extra) or Java is not run here."""
+    missing = [name for name in requires if name != "java" and importlib.util.find_spec(name) is None]
+    if missing:
+        return f"skipped: {', '.join(missing)} not installed (pip install -e '.[engines]')"
+    if "java" in requires:
+        version = java_version()
+        if version is None:
+            return f"skipped: no Java on PATH (PySpark needs Java {JAVA_MIN}+)"
+        if version < JAVA_MIN:
+            return f"skipped: Java {version} on PATH, PySpark needs Java {JAVA_MIN}+"
+    return None
+
+
+def java_version() -> int | None:
+    """The major version of the `java` on PATH (from `java -version`), or None."""
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        text = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if match is None:
+        return None
+    major = int(match.group(1))
+    return int(match.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
 
 
 def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:

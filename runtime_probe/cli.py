@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     loop = lintloop.run(chosen, outdir)
     scenarios = chosen + loop.autofixed
     cpus = os.cpu_count() or 1
-    reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus) for s in scenarios}
+    reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus)
+               or catalog.requirement_skip_reason(s.requires) for s in scenarios}
     skipped = {name: reason for name, reason in reasons.items() if reason}
     to_run = [s for s in scenarios if s.name not in skipped]
     progress = Progress(len(to_run), enabled=args.progress)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sys
 
 RESULT_PREFIX = "PROBE-RESULT "
 
@@ -42,3 +44,19 @@ def report(value, expected, rel_tol: float = 1e-4, **metrics) -> None:
         "metrics": metrics,
     }
     print(RESULT_PREFIX + json.dumps(line), flush=True)
+
+
+def start_ray():
+    """`ray.init` on 2 CPUs for an engine scenario, its session files under a short directory:
+    the probe's per-scenario TMPDIR is too long for Ray's socket paths (AF_UNIX, 107 bytes)."""
+    import ray
+
+    temp = os.path.join("/tmp", f"ray-{os.getpid()}")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
+    return ray
+
+
+def engine_python_environment():
+    """Spark's Python workers run `PYSPARK_PYTHON`: the interpreter that has TensorFlow."""
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable

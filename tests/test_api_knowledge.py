@@ -16,7 +16,7 @@ tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe`
 keras = pytest.importorskip("keras")
 
 OPTIONAL_ROOTS = ("tensorflow_hub", "tensorflow_datasets", "joblib", "loky", "pathos", "psutil", "multiprocess",
-                  "billiard")
+                  "billiard", "ray", "dask", "distributed", "pyspark")  # the engines: the `engines` extra
 
 
 def _attribute_path(root, parts):
@@ -388,3 +388,35 @@ def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) 
     assert len(measured) == 16 and "error" not in measured.values(), (measured, done.stderr[-2000:])
     starting = {f"tensorflow.data.{name}" for name, answer in measured.items() if answer == "started"}
     assert starting == api.DATASETS_STARTING_RUNTIME
+
+
+ENGINE_NAMES = sorted(
+    set(api.ENGINE_FACTORIES) | set(api.ENGINE_OBJECT_CLASSES.values()) | {api.RAY_REMOTE, api.RAY_PUT}
+    | api.DASK_DELAYED | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.ITERATOR_TYPES
+    | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in api.SPARK_ITERATOR_UDF_TYPES}
+)
+
+
+@pytest.mark.parametrize("name", ENGINE_NAMES)
+def test_every_engine_name_exists(name: str) -> None:
+    assert resolve(name) is not None
+
+
+ENGINE_MEMBERS = sorted(
+    {key for key in api.ENGINE_TASK_METHODS} | set(api.ENGINE_SENDS)
+    | {key for key in api.ENGINE_PRODUCES if key[1] != "*"}
+    | {("dask.client", name) for name in api.DASK_INITIALIZERS if name != "register_worker_plugin"}
+)
+
+
+@pytest.mark.parametrize("kind, member", ENGINE_MEMBERS)
+def test_engine_objects_have_the_methods_the_analysis_reads(kind: str, member: str) -> None:
+    """`rdd.mapPartitions`, `client.scatter`, `SparkSession.sparkContext`, ...: each on its class."""
+    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    assert hasattr(cls, member), f"{api.ENGINE_OBJECT_CLASSES[kind]} has no {member}"
+
+
+def test_ray_remote_functions_have_remote_and_options() -> None:
+    ray = pytest.importorskip("ray")
+    task = ray.remote(lambda: None)
+    assert hasattr(task, api.RAY_SUBMIT) and hasattr(task, api.RAY_OPTIONS)

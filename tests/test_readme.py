@@ -102,10 +102,10 @@ def test_make_demo_installs_the_linter_only(tmp_path) -> None:
     assert "probe" not in commands and "[test" not in commands and "tensorflow" not in commands
 
 
-def test_make_test_installs_the_probe_and_test_extras_also_after_make_demo(tmp_path) -> None:
+def test_make_test_installs_the_probe_engines_and_test_extras_also_after_make_demo(tmp_path) -> None:
     for stamps in ((), (".linter-installed",)):
         commands = make_dry_run("test", tmp_path / f"venv{len(stamps)}", *stamps)
-        assert "install --quiet -e '.[notebook,probe,test]'" in commands
+        assert "install --quiet -e '.[notebook,probe,test,engines]'" in commands
         assert "pytest" in commands
     after_test = make_dry_run("demo", tmp_path / "venv2", ".linter-installed", ".all-installed")
     assert " install " not in after_test  # `make test` installed everything `make demo` needs

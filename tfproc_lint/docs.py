@@ -46,6 +46,11 @@ def render_rule(rule: type[Rule]) -> str:
         f"```python\n{bad.code.rstrip()}\n```",
         "## Use instead",
         f"```python\n{good.code.rstrip()}\n```",
+    ]
+    if rule.engines:
+        sections += ["## Ray, Dask and Spark", _paragraph(rule.engines)]
+        sections += [f"```python\n{example.code.rstrip()}\n```" for example in engine_examples(rule)]
+    sections += [
         "## Fix safety",
         _paragraph(rule.fix_safety),
         "## Evidence",
@@ -54,6 +59,14 @@ def render_rule(rule: type[Rule]) -> str:
         "\n".join(f"- {reference}" for reference in rule.references),
     ]
     return "\n\n".join(sections) + "\n"
+
+
+_ENGINE_IMPORT = re.compile(r"^(?:import|from) (?:ray|dask|distributed|pyspark)\b", re.MULTILINE)
+
+
+def engine_examples(rule: type[Rule]) -> list:
+    """The rule's bad examples written for a distributed engine (they import one)."""
+    return [example for example in rule.bad_examples if _ENGINE_IMPORT.search(example.code)]
 
 
 def opt_in_note(code: str) -> str:

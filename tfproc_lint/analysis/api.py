@@ -370,3 +370,136 @@ BUILTIN_EXITS = frozenset({"exit", "quit"})
 # --- Names a fix may add ----------------------------------------------------------------------------
 FIX_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
                          "tensorflow_hub.load"})
+
+# === Distributed engines: Ray, Dask, Spark (analysis/engines.py reads these) =======================
+# Each engine serialises functions and their arguments with cloudpickle: a function defined in the
+# script is pickled by value with the globals it reads; a Keras 3 model, an EagerTensor, a
+# tf.Variable and a loaded SavedModel pickle (the model at about 12 KB for a small one); a TF1
+# Session or Graph, a tf.data.Dataset and a tf.function that has been called (traced) do not
+# (measured: /work/shared/runtime-facts.md section 7, runtime_probe/scenarios/engine_*).
+ENGINES = ("ray", "dask", "spark")
+ENGINE_PACKAGES = {"ray": "ray", "dask": "dask", "distributed": "dask", "pyspark": "spark"}
+# What each engine raises for an argument cloudpickle cannot serialise (its own wording, measured).
+ENGINE_SERIALIZATION_ERRORS = {
+    "ray": "TypeError: Could not serialize the argument",
+    "dask": "TypeError: Could not serialize object",
+    "spark": "PicklingError: Could not serialize object",
+}
+# ... and for state the task function carries (a global it reads, what a closure captures).
+ENGINE_CAPTURE_ERRORS = {
+    "ray": "TypeError: Could not serialize the function",
+    "dask": "TypeError: Could not serialize object",
+    "spark": "PicklingError: Could not serialize object",
+}
+# Ray: a function or class decorated with `ray.remote` (bare or called with options) is a task or
+# an actor; `f.remote(...)` submits a task, `A.remote(...)` starts an actor (its constructor is
+# the worker's initializer), `a.m.remote(...)` calls an actor method; `.options(...)` sits between.
+RAY_REMOTE = "ray.remote"
+RAY_SUBMIT = "remote"
+RAY_OPTIONS = "options"
+RAY_PUT = "ray.put"
+RAY_GPU_OPTION = "num_gpus"
+# Engine objects: what a library call returns (a client, a context, a distributed collection).
+ENGINE_FACTORIES: dict[str, str] = {
+    "distributed.Client": "dask.client",
+    "dask.distributed.Client": "dask.client",
+    "distributed.get_client": "dask.client",
+    "dask.distributed.get_client": "dask.client",
+    "dask.bag.from_sequence": "dask.bag",
+    "dask.bag.read_text": "dask.bag",
+    "dask.bag.from_delayed": "dask.bag",
+    "dask.dataframe.from_pandas": "dask.collection",
+    "dask.dataframe.read_csv": "dask.collection",
+    "dask.dataframe.read_parquet": "dask.collection",
+    "dask.array.from_array": "dask.array",
+    "pyspark.SparkContext": "spark.context",
+    "pyspark.SparkContext.getOrCreate": "spark.context",
+    "pyspark.sql.SparkSession.builder": "spark.builder",
+    "ray.data.range": "ray.dataset",
+    "ray.data.from_items": "ray.dataset",
+    "ray.data.from_numpy": "ray.dataset",
+    "ray.data.from_pandas": "ray.dataset",
+    "ray.data.read_parquet": "ray.dataset",
+    "ray.data.read_images": "ray.dataset",
+    "ray.data.read_csv": "ray.dataset",
+    "ray.data.read_json": "ray.dataset",
+    "ray.data.read_binary_files": "ray.dataset",
+}
+# The class each engine object is an instance of (tests/test_api_knowledge.py checks the methods).
+ENGINE_OBJECT_CLASSES = {
+    "dask.client": "distributed.Client",
+    "dask.bag": "dask.bag.Bag",
+    "dask.collection": "dask.dataframe.DataFrame",
+    "dask.array": "dask.array.Array",
+    "spark.context": "pyspark.SparkContext",
+    "spark.session": "pyspark.sql.SparkSession",
+    "spark.builder": "pyspark.sql.SparkSession.Builder",
+    "spark.rdd": "pyspark.RDD",
+    "spark.dataframe": "pyspark.sql.DataFrame",
+    "ray.dataset": "ray.data.Dataset",
+}
+# (object, method or attribute) -> the object it gives; "*" stands for any other method.
+ENGINE_PRODUCES: dict[tuple[str, str], str] = {
+    ("spark.builder", "getOrCreate"): "spark.session",
+    ("spark.builder", "*"): "spark.builder",
+    ("spark.session", "sparkContext"): "spark.context",
+    ("spark.context", "parallelize"): "spark.rdd",
+    ("spark.context", "textFile"): "spark.rdd",
+    ("spark.context", "wholeTextFiles"): "spark.rdd",
+    ("spark.context", "binaryFiles"): "spark.rdd",
+    ("spark.context", "range"): "spark.rdd",
+    ("spark.session", "createDataFrame"): "spark.dataframe",
+    ("spark.session", "range"): "spark.dataframe",
+    ("spark.session", "sql"): "spark.dataframe",
+    ("spark.session", "table"): "spark.dataframe",
+    ("spark.dataframe", "rdd"): "spark.rdd",
+    ("spark.rdd", "toDF"): "spark.dataframe",
+    ("spark.rdd", "*"): "spark.rdd",
+    ("spark.dataframe", "*"): "spark.dataframe",
+    ("ray.dataset", "*"): "ray.dataset",
+    ("dask.bag", "*"): "dask.bag",
+    ("dask.collection", "*"): "dask.collection",
+    ("dask.array", "*"): "dask.array",
+}
+# (object, method) -> (index of the callable, how many tasks: "per-item" | "per-partition" |
+# "per-batch" | "one"). The callable is pickled with what it captures; the other arguments cross.
+ENGINE_TASK_METHODS: dict[tuple[str, str], tuple[int, str]] = {
+    ("dask.client", "submit"): (0, "one"),
+    ("dask.client", "map"): (0, "per-item"),
+    ("dask.bag", "map"): (0, "per-item"),
+    ("dask.bag", "filter"): (0, "per-item"),
+    ("dask.bag", "map_partitions"): (0, "per-partition"),
+    ("dask.collection", "map_partitions"): (0, "per-partition"),
+    ("dask.array", "map_blocks"): (0, "per-partition"),
+    ("spark.rdd", "map"): (0, "per-item"),
+    ("spark.rdd", "flatMap"): (0, "per-item"),
+    ("spark.rdd", "filter"): (0, "per-item"),
+    ("spark.rdd", "foreach"): (0, "per-item"),
+    ("spark.rdd", "mapPartitions"): (0, "per-partition"),
+    ("spark.rdd", "mapPartitionsWithIndex"): (0, "per-partition"),
+    ("spark.rdd", "foreachPartition"): (0, "per-partition"),
+    ("spark.dataframe", "mapInPandas"): (0, "per-partition"),
+    ("spark.dataframe", "mapInArrow"): (0, "per-partition"),
+    ("ray.dataset", "map_batches"): (0, "per-batch"),
+    ("ray.dataset", "map"): (0, "per-item"),
+    ("ray.dataset", "flat_map"): (0, "per-item"),
+}
+# Calls that send their argument to the workers (or the object store) once.
+ENGINE_SENDS: dict[tuple[str, str], str] = {
+    ("dask.client", "scatter"): "per-worker",
+    ("spark.context", "broadcast"): "per-worker",
+}
+# Dask's initializers: a plugin whose setup() runs once per worker, or a function run on each.
+DASK_INITIALIZERS = frozenset({"register_plugin", "register_worker_plugin", "run"})
+DASK_DELAYED = frozenset({"dask.delayed", "dask.delayed.delayed"})
+# Dask registers its own Keras serializer, which raises AttributeError ('_updated_config') under
+# Keras 3: a Keras model scattered with `client.scatter` cannot travel (measured).
+DASK_KERAS_BROKEN_SENDS = frozenset({"scatter"})
+# Spark user-defined functions: a row `udf` runs once per row; a `pandas_udf` whose first
+# parameter is annotated `Iterator[...]` runs once per partition's stream of batches.
+SPARK_ROW_UDFS = frozenset({"pyspark.sql.functions.udf"})
+SPARK_PANDAS_UDFS = frozenset({"pyspark.sql.functions.pandas_udf"})
+SPARK_PANDAS_UDF_TYPES = ("pyspark.sql.functions.PandasUDFType.",)
+SPARK_ITERATOR_UDF_TYPES = ("_ITER",)  # PandasUDFType.SCALAR_ITER, MAP_ITER: once per partition
+ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typing.Iterable",
+                            "collections.abc.Iterable"})

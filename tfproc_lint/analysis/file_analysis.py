@@ -10,6 +10,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from tfproc_lint.analysis import api
+from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import Locator, as_range
@@ -70,6 +71,7 @@ class FileAnalysis:
         self.classifier = Classifier(self.symbols)
         self.classifier.graph_mode = lambda: self.tf.mode.graph
         self._routes = RouteFinder(self.symbols, self.classifier)
+        self.engine_routes = EngineRoutes(self.symbols, self.classifier)  # Ray, Dask, Spark
 
     @cached_property
     def tf(self) -> TensorFlowUsage:
@@ -121,6 +123,7 @@ class FileAnalysis:
         found = []
         for site in self.symbols.calls:
             found.extend(self._routes.crossings(site))
+            found.extend(self.engine_routes.crossings(site))
         for site in self.symbols.subscript_stores:
             crossing = self._routes.store_crossing(site)
             if crossing is not None:

@@ -32,6 +32,10 @@ _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GR
 _SETTINGS = ("_parallelism_threads", "device_configuration", "set_memory_growth", "set_visible_devices",
              "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
+# Distributed engines (api.ENGINE_PACKAGES): TensorFlow and an import of one is enough.
+_ENGINES = tuple(api.ENGINE_PACKAGES)
+_BYTE_ENGINES = tuple(marker.encode() for marker in _ENGINES)
+_ENGINE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(_ENGINES)})\b", re.MULTILINE)
 _SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
 _VARIABLES = ("CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 # Confirmed by a `tf.config` setter's name (called, aliased or imported), or a runtime variable and
@@ -69,7 +73,11 @@ def may_match(source: str) -> bool:
     tensorflow = any(marker in source for marker in _GROUPS[1])
     if tensorflow and any(marker in source for marker in _SETTINGS) and _names_a_setting(source):
         return True
-    return tensorflow and _makes_processes(source)
+    return tensorflow and (_makes_processes(source) or _imports_engine(source))
+
+
+def _imports_engine(source: str) -> bool:
+    return any(marker in source for marker in _ENGINES) and _ENGINE_IMPORT.search(source) is not None
 
 
 def _names_a_setting(source: str) -> bool:
@@ -97,7 +105,7 @@ def may_match_tree(source: str, tree: ast.Module) -> bool:
     A name resolves in the scope the analysis's symbol table resolves it in (`_Scopes`), through
     every binding there, whatever their order, so this lets through at least what the analysis
     resolves; every import's own name counts too (`from ... import set_memory_growth as grow`)."""
-    if _makes_processes(source):
+    if _makes_processes(source) or _imports_engine(source):
         return True
     scopes = _Scopes(tree)
     resolved = {canonical(name) for name in scopes.imported}
@@ -299,5 +307,5 @@ def may_match_bytes(data: bytes) -> bool:
     so that most files are never decoded."""
     if not any(marker in data for marker in _BYTE_GROUPS[1]):
         return False
-    return any(marker in data for marker in _BYTE_SETTINGS) or all(
+    return any(marker in data for marker in _BYTE_SETTINGS) or any(marker in data for marker in _BYTE_ENGINES) or all(
         any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2]))

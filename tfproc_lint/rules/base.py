@@ -55,6 +55,9 @@ class Rule:
     fix_safety: ClassVar[str]
     evidence: ClassVar[str]
     references: ClassVar[tuple[str, ...]]
+    # Ray, Dask and Spark: what the rule reports there; the docs show it with the bad examples
+    # that import an engine (each tested like the others).
+    engines: ClassVar[str] = ""
     # The first bad example is the docs' Example, the first good one its Use instead.
     bad_examples: ClassVar[tuple[Example, ...]]
     good_examples: ClassVar[tuple[Example, ...]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -53,6 +53,14 @@ class SessionCrossesProcess(Rule):
         "https://github.com/tensorflow/tensorflow/issues/8220",
         "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods",
     )
+    engines = (
+        "Ray, Dask and Spark serialise task arguments, `ray.put`, `client.scatter`, `sc.broadcast` "
+        "and what task functions capture with cloudpickle in the driver: a session or graph there "
+        "fails with the engine's own error (Ray: `TypeError: Could not serialize the argument "
+        "<...Session>`; Spark: `PicklingError: Could not serialize object: TypeError: cannot pickle "
+        "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
+        "that builds the session once. Example (Ray):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -71,6 +79,19 @@ class SessionCrossesProcess(Rule):
             "    q = Queue()\n"
             "    q.put(sess)\n",
             ("TFP101",),
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow.compat.v1 as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'def score(sess, batch):\n'
+            "    return sess.run('y:0', {'x:0': batch})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    sess = tf.Session()\n'
+            '    ray.get([score.remote(sess, b) for b in batches])\n',
+            ('TFP101',),
         ),
     )
     good_examples = (
@@ -93,11 +114,32 @@ class SessionCrossesProcess(Rule):
             "sess = None\n"
             "mp.Process(target=work, args=(sess,)).start()\n"
         ),
+        Example(
+            'import ray\n'
+            'import tensorflow.compat.v1 as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'class Scorer:\n'
+            '    def __init__(self, graph_path):\n'
+            '        self.sess = tf.Session(graph=load_graph(graph_path))\n'
+            '\n'
+            '    def score(self, batch):\n'
+            "        return self.sess.run('y:0', {'x:0': batch})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    scorer = Scorer.remote('frozen.pb')\n"
+            '    ray.get([scorer.score.remote(b) for b in batches])\n'
+        ),
     )
 
     def check_crossing(self, crossing, analysis):
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF1_STATE:
+                if engines.is_engine(crossing):  # Ray, Dask, Spark: cloudpickle in the driver
+                    message = engines.sent_state_message(analysis, crossing, node, value)
+                    if message is not None:
+                        yield Report(node, message)
+                    continue
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
                 if message is not None:
                     yield Report(node, message)

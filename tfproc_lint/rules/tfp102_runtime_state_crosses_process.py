@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.kinds import TF2_STATE
+from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -48,6 +48,14 @@ class RuntimeStateCrossesProcess(Rule):
         "https://www.tensorflow.org/guide/function",
         "https://keras.io/guides/serialization_and_saving/",
     )
+    engines = (
+        "Ray, Dask and Spark pickle with cloudpickle, which sends a Keras 3 model, a loaded "
+        "SavedModel and a tf.function that was never called: those are not reported when sent "
+        "once. A tf.function already called in the driver (traced) fails (Ray: `Could not "
+        "serialize the argument`; Dask: `Could not serialize object`), so does a Dataset; and "
+        "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
+        "(`AttributeError: '_updated_config'`). Example (Dask):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -73,6 +81,16 @@ class RuntimeStateCrossesProcess(Rule):
             "        pool.map(step, [1.0, 2.0])\n",
             ("TFP102",),
         ),
+        Example(
+            'import tensorflow as tf\n'
+            'from dask.distributed import Client\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    client = Client()\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    remote_model = client.scatter(model)\n',
+            ('TFP102',),
+        ),
     )
     good_examples = (
         Example(
@@ -95,9 +113,28 @@ class RuntimeStateCrossesProcess(Rule):
             "    with mp.get_context('spawn').Pool(2) as pool:\n"
             "        pool.map(print, [weights.numpy()])\n"
         ),
+        Example(
+            'import tensorflow as tf\n'
+            'from dask.distributed import Client, WorkerPlugin, get_worker\n'
+            '\n'
+            'class LoadModel(WorkerPlugin):\n'
+            '    def setup(self, worker):\n'
+            "        worker.model = tf.keras.models.load_model('model.keras')\n"
+            '\n'
+            'def score(batch):\n'
+            '    return get_worker().model.predict(batch)\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    client = Client()\n'
+            '    client.register_plugin(LoadModel())\n'
+            '    client.gather(client.map(score, batches))\n'
+        ),
     )
 
     def check_crossing(self, crossing, analysis):
+        if engines.is_engine(crossing):
+            yield from self._engine(crossing, analysis)
+            return
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
@@ -114,3 +151,20 @@ class RuntimeStateCrossesProcess(Rule):
                     f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
                     "function that calls it",
                 )
+
+    @staticmethod
+    def _engine(crossing, analysis):
+        """Ray, Dask, Spark: cloudpickle sends a Keras model, a SavedModel and an untraced
+        tf.function; a traced tf.function and a Dataset fail in the driver."""
+        for node, value in analysis.sent_state(crossing):
+            if value.kind in TF2_STATE:
+                message = engines.sent_state_message(analysis, crossing, node, value)
+                if message is not None:
+                    yield Report(node, message)
+        if crossing.callable is None:
+            return
+        value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
+        if value.kind is Kind.TF_FUNCTION:
+            message = engines.sent_state_message(analysis, crossing, crossing.callable, value)
+            if message is not None:
+                yield Report(crossing.callable, message)

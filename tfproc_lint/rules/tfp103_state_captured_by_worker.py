@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import merge
@@ -50,6 +50,13 @@ class StateCapturedByWorker(Rule):
         "https://docs.python.org/3/library/multiprocessing.html#programming-guidelines",
         "https://github.com/tensorflow/tensorflow/issues/2448",
     )
+    engines = (
+        "Ray, Dask and Spark pickle a function of the driver's script by value, with the globals it "
+        "reads, and a closure or lambda with what it captures: a session, a Dataset or a traced "
+        "tf.function there fails in the driver (Ray: `Could not serialize the function`; Spark: "
+        "`PicklingError: Could not serialize object`). A function of an importable module is sent "
+        "by reference and is not reported. Example (Spark):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -63,6 +70,21 @@ class StateCapturedByWorker(Rule):
             "        with mp.Pool(4) as pool:\n"
             "            return pool.map(self.act, observations)\n",
             ("TFP103",),
+        ),
+        Example(
+            'import tensorflow.compat.v1 as tf\n'
+            'from pyspark import SparkContext\n'
+            '\n'
+            'sess = tf.Session()\n'
+            '\n'
+            'def predict(rows):\n'
+            '    for row in rows:\n'
+            "        yield sess.run('y:0', {'x:0': [row]})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    sc = SparkContext('local[2]')\n"
+            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n',
+            ('TFP103',),
         ),
     )
     good_examples = (
@@ -79,12 +101,28 @@ class StateCapturedByWorker(Rule):
             "        with mp.Pool(4) as pool:\n"
             "            return pool.map(self.act, observations)\n"
         ),
+        Example(
+            'import tensorflow.compat.v1 as tf\n'
+            'from pyspark import SparkContext\n'
+            '\n'
+            'def predict(rows):\n'
+            "    with tf.Session(graph=load_graph('frozen.pb')) as sess:\n"
+            '        for row in rows:\n'
+            "            yield sess.run('y:0', {'x:0': [row]})\n"
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    sc = SparkContext('local[2]')\n"
+            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n'
+        ),
     )
 
     def check_crossing(self, crossing, analysis):
         if crossing.owner.kind is Kind.PROCESS and crossing.owner.info is not None:
             yield from self._process_subclass(crossing, analysis)
         if crossing.callable is None:
+            return
+        if engines.is_engine(crossing):
+            yield from self._engine(crossing, analysis)
             return
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         method, why = analysis.start_method(crossing.owner)
@@ -126,6 +164,41 @@ class StateCapturedByWorker(Rule):
             f"`{label}` given to {crossing.route} is {what} holds a {noun}: {happens}; use a "
             f"module-level function that builds it in the worker"
             f"{outcomes.assumption(crossing, method, why)}",
+        )
+
+    def _engine(self, crossing, analysis):
+        """Ray, Dask, Spark pickle a `__main__` function by value with the globals it reads, a
+        closure with what it captures and a bound method with its object (cloudpickle)."""
+        worker = engines.task_worker(analysis, crossing)
+        captured = None
+        if worker.kind == "method" and worker.instance_class is not None:
+            for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
+                                                              worker.instance_origin):
+                if engines.crossing_failure(analysis, crossing, crossing.callable, value):
+                    captured = (f"a bound method of {worker.instance_class.node.name.value}, whose "
+                                f"`self.{attribute}`", value)
+                    break
+        elif worker.kind in ("closure", "lambda", "function"):
+            found = self._captured_state(worker, analysis) if worker.kind != "function" else None
+            if found is not None and engines.crossing_failure(analysis, crossing, crossing.callable, found[1]):
+                captured = (f"a {worker.kind} whose captured `{found[0]}`", found[1])
+            else:
+                body, scope = (worker.lambda_node.body, worker.scope) if worker.kind == "lambda" \
+                    else (worker.function.node.body, worker.function.scope)
+                found = engines.captured_globals(analysis, crossing, body, scope)
+                if found is not None:
+                    kind = "lambda" if worker.kind == "lambda" else "function"
+                    captured = (f"a {kind} whose global `{found[0].value}`", found[1])
+        if captured is None:
+            return
+        what, value = captured
+        name = engines.engine(crossing)
+        happens = engines.crossing_failure(analysis, crossing, crossing.callable, value, captured=True)
+        label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
+        yield Report(
+            crossing.callable,
+            f"`{label}` given to {crossing.route} is {what} holds a {STATE_NOUNS[value.kind]}, which "
+            f"{engines.ENGINE_NOUNS[name]} pickles with it: {happens}; {engines.REMEDIES[name]}",
         )
 
     @staticmethod

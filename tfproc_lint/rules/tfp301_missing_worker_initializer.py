@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, engines
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
@@ -70,6 +70,17 @@ class MissingWorkerInitializer(Rule):
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.pool.Pool",
         "https://docs.python.org/3/library/concurrent.futures.html#processpoolexecutor",
     )
+    engines = (
+        "Ray, Dask and Spark: a Ray task submitted in a loop, a `client.map` or `dask.bag` map "
+        "function, an RDD `map` function, a row `udf` or a `ray.data` `map_batches` function that "
+        "loads a model on every call works, but loads it once per call (Spark local[2]: 40 rows "
+        "with a per-row load took as long as 400 rows through an iterator pandas_udf). Each engine "
+        "has its own once-per-worker form, which the message names (manual edit required): a Ray "
+        "actor that loads in `__init__` (or `map_batches` given a callable class), a Dask "
+        "`WorkerPlugin` (or `client.run`), and a Spark iterator `pandas_udf` or `mapPartitions`. "
+        "Functions that run once per partition, classes, and a Dask client with a plugin are not "
+        "reported. Examples (Ray, Dask, Spark):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -81,6 +92,43 @@ class MissingWorkerInitializer(Rule):
             "    with mp.get_context('spawn').Pool(2) as pool:\n"
             "        print(pool.map(predict, rows))\n",
             ("TFP301",),
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'def classify(batch):\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    return model.predict(batch)\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    ray.get([classify.remote(b) for b in batches])\n',
+            ('TFP301',),
+        ),
+        Example(
+            'import tensorflow as tf\n'
+            'from dask.distributed import Client\n'
+            '\n'
+            'def predict(row):\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    return model.predict(row[None])[0]\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            '    client = Client()\n'
+            '    client.gather(client.map(predict, rows))\n',
+            ('TFP301',),
+        ),
+        Example(
+            'import tensorflow as tf\n'
+            'from pyspark.sql.functions import udf\n'
+            'from pyspark.sql.types import DoubleType\n'
+            '\n'
+            '@udf(DoubleType())\n'
+            'def score(x):\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    return float(model.predict([[x]])[0, 0])\n',
+            ('TFP301',),
         ),
     )
     good_examples = (
@@ -110,13 +158,46 @@ class MissingWorkerInitializer(Rule):
             "    with mp.get_context('spawn').Pool(2) as pool:\n"
             "        print(pool.map(predict, rows))\n"
         ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote\n'
+            'class Classifier:\n'
+            '    def __init__(self, path):\n'
+            '        self.model = tf.keras.models.load_model(path)\n'
+            '\n'
+            '    def classify(self, batch):\n'
+            '        return self.model.predict(batch)\n'
+            '\n'
+            "if __name__ == '__main__':\n"
+            "    actor = Classifier.remote('model.keras')\n"
+            '    ray.get([actor.classify.remote(b) for b in batches])\n'
+        ),
+        Example(
+            'from typing import Iterator\n'
+            '\n'
+            'import pandas as pd\n'
+            'import tensorflow as tf\n'
+            'from pyspark.sql.functions import pandas_udf\n'
+            'from pyspark.sql.types import DoubleType\n'
+            '\n'
+            '@pandas_udf(DoubleType())\n'
+            'def score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n'
+            "    model = tf.keras.models.load_model('model.keras')\n"
+            '    for batch in batches:\n'
+            '        yield pd.Series(model.predict(batch.to_numpy()[:, None])[:, 0])\n'
+        ),
     )
 
     def check_crossing(self, crossing, analysis):
+        owner = crossing.owner
+        if owner.kind is Kind.ENGINE and crossing.callable is not None:
+            yield from self._engine(crossing, analysis)
+            return
         builders = _builds_per_task(crossing, analysis)
         if not builders:
             return
-        owner = crossing.owner
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         builder = builders[0]
         pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
@@ -139,6 +220,37 @@ class MissingWorkerInitializer(Rule):
             f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): build it once per worker "
             f"with {pool}(initializer=...), one build per worker instead of one per task",
             fix=fix,
+        )
+
+    @staticmethod
+    def _engine(crossing, analysis):
+        """A Ray task, a Dask task, a Spark row function or udf, a Ray Data batch function that
+        builds TF state on every call. Silent for what runs once per partition (mapPartitions, an
+        iterator pandas_udf, dask map_partitions), for classes (Ray actors, map_batches given a
+        callable class) and for a Dask client with a worker plugin or `client.run` initializer."""
+        extra = crossing.owner.extra
+        if extra.get("tasks") == "per-partition" or not engines.many_tasks(analysis, crossing):
+            return
+        receiver = extra.get("receiver")
+        if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
+            return
+        worker = engines.task_worker(analysis, crossing)
+        if worker.function is None or worker.kind not in ("function", "method"):
+            return
+        builders = per_task_builders(analysis, worker.function)
+        if not builders or _trains(worker.function):
+            return
+        derived = derived_names(worker.function.node)
+        if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
+            return
+        builder = builders[0]
+        unit = {"per-row": "row", "per-batch": "batch", "per-item": "item"}.get(extra.get("tasks"), "task")
+        name = engines.engine(crossing)
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds TensorFlow state on every "
+            f"{unit} (line {analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): "
+            f"{engines.PER_WORKER_RECIPES[name]}",
         )
 
 

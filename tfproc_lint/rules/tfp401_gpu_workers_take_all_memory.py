@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tfproc_lint.analysis import engines
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
@@ -70,6 +71,13 @@ class GpuWorkersTakeAllMemory(Rule):
         "https://github.com/tensorflow/tensorflow/issues/14231",
         "https://github.com/openai/baselines/issues/70",
     )
+    engines = (
+        "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
+        "`.options(num_gpus=0.5)`) that runs TensorFlow with no memory limit in its own code. Ray "
+        "packs several such workers onto one GPU and does not limit their memory; code the driver "
+        "runs does not reach them. No automatic fix (manual edit required): turn on memory growth "
+        "in the task, or in the actor's `__init__`, before the first op. Example (Ray):"
+    )
     bad_examples = (
         Example(
             "import multiprocessing as mp\n"
@@ -94,6 +102,16 @@ class GpuWorkersTakeAllMemory(Rule):
             "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
             ("TFP401",),
             config=(("assume-gpu", "true"),),
+        ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote(num_gpus=0.5)\n'
+            'class Trainer:\n'
+            '    def __init__(self):\n'
+            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n',
+            ('TFP401',),
         ),
     )
     good_examples = (
@@ -121,9 +139,21 @@ class GpuWorkersTakeAllMemory(Rule):
             "    with mp.get_context('spawn').Pool(4) as pool:\n"
             "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
         ),
+        Example(
+            'import ray\n'
+            'import tensorflow as tf\n'
+            '\n'
+            '@ray.remote(num_gpus=0.5)\n'
+            'class Trainer:\n'
+            '    def __init__(self):\n'
+            "        for gpu in tf.config.list_physical_devices('GPU'):\n"
+            '            tf.config.experimental.set_memory_growth(gpu, True)\n'
+            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n'
+        ),
     )
 
     def check_file(self, analysis: FileAnalysis):
+        yield from self._ray_fractional_gpus(analysis)
         candidates: list[tuple[Owner, list[Owner]]] = []
         single_processes: list[Owner] = []
         order = analysis.symbols.order_of_node
@@ -166,6 +196,40 @@ class GpuWorkersTakeAllMemory(Rule):
             "(or set a memory_limit, or give each worker its own GPU with CUDA_VISIBLE_DEVICES)",
             fix=TurnOnMemoryGrowth(group),
         )
+
+    @staticmethod
+    def _ray_fractional_gpus(analysis: FileAnalysis):
+        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`) on a task or actor that runs
+        TensorFlow with no memory limit in its own code: Ray packs several onto one GPU, and the
+        first to start maps nearly all of its memory."""
+        shares = [(info, keyword(decorator, "num_gpus")) for info, decorator in engines.ray_remotes(analysis)]
+        shares += [(c.owner.extra["info"], c.owner.extra["num_gpus"]) for c in analysis.crossings
+                   if engines.is_engine(c) and c.owner.extra.get("num_gpus") is not None]
+        if not shares:
+            return
+        limits = memory_limits(analysis)
+        if any(limit.environment for limit in limits):
+            return  # an environment variable may reach Ray's workers (prefer a miss)
+        seen = set()
+        for info, gpus in shares:
+            if info in seen or not engines.fractional_gpus(gpus):
+                continue
+            seen.add(info)
+            functions = engines.functions_of(analysis, info)
+            if not any(analysis.tf.function_runs(function) for function in functions):
+                continue
+            reached = engines.code_reached(analysis, functions)
+            if any(limit.anchor in reached for limit in limits):
+                continue
+            what = "task" if engines.is_function(info) else "actor"
+            yield Report(
+                gpus,
+                f"Ray {what} `{info.node.name.value}` asks for num_gpus={analysis.code(gpus, 10)}, so Ray runs "
+                "several on one GPU, and none limits its GPU memory: the first to start maps nearly all of it and "
+                "the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the "
+                f"{'actor' + chr(39) + 's __init__' if what == 'actor' else 'task'}, before its first op, turn on "
+                "tf.config.experimental.set_memory_growth or set a memory_limit",
+            )
 
     def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
         """The process is made in a loop (or comprehension) of its function, and not joined in the

@@ -1,0 +1,503 @@
+"""Distributed engines as process boundaries: Ray tasks and actors, Dask clients and collections,
+Spark RDDs, DataFrames and UDFs.
+
+Every engine serialises the task function and its arguments with cloudpickle and runs them in
+worker processes that it started itself (never forked from the driver): so only what crosses
+matters here, not the start method. The crossings found here have an owner of kind `Kind.ENGINE`
+(never a pool owner: the start-method rules do not apply), `pickled="always"`, and in `extra`
+the engine ("ray", "dask", "spark"), how many times the callable runs ("one", "per-item",
+"per-batch", "per-partition"), the method and, for Ray, the `num_gpus` node. The knowledge is
+data in api.py; the rules word the engine's own fix.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import libcst as cst
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
+from tfproc_lint.analysis.routes import Crossing, Sent
+from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
+from tfproc_lint.analysis.values import Classifier, Value, keyword
+from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
+
+ENGINE_NOUNS = {"ray": "Ray", "dask": "Dask", "spark": "Spark"}
+_MAX_DEPTH = 8
+# client.submit / client.map keywords that configure the task rather than reach the function.
+_DASK_TASK_OPTIONS = frozenset({"key", "workers", "resources", "retries", "priority", "allow_other_workers",
+                                "pure", "fifo_timeout", "actor", "actors", "annotations", "batch_size"})
+
+
+class EngineRoutes:
+    """The engine crossings of one module (none unless it imports an engine)."""
+
+    def __init__(self, symbols: SymbolTable, classifier: Classifier) -> None:
+        self.symbols = symbols
+        self.classifier = classifier
+
+    @cached_property
+    def active(self) -> bool:
+        return any(name.split(".")[0] in api.ENGINE_PACKAGES for name in self.symbols.imported_modules)
+
+    @cached_property
+    def _decorated_udfs(self) -> dict[cst.Call, FunctionInfo]:
+        """`@udf("double")` / `@pandas_udf("double")` decorator calls -> the function they wrap."""
+        found = {}
+        for info in self.symbols.functions.values():
+            for decorator in info.node.decorators:
+                if isinstance(decorator.decorator, cst.Call):
+                    found[decorator.decorator] = info
+        return found
+
+    def crossings(self, site: CallSite) -> list[Crossing]:
+        if not self.active:
+            return []
+        call = site.node
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == api.RAY_SUBMIT:
+            crossing = self._ray_submit(site, func)
+            return [crossing] if crossing else []
+        name = self.classifier.qualified_name(func, site.scope, site.order)
+        if name == api.RAY_PUT and call.args:
+            crossing = Crossing("ray.put", call, site, _owner("ray", call, "one", "put"), "always")
+            crossing.sent.append(Sent(call.args[0].value, site.scope))
+            return [crossing]
+        if name in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS:
+            crossing = self._spark_udf(site, name)
+            return [crossing] if crossing else []
+        if isinstance(func, cst.Call) and func.args:
+            inner = self.classifier.qualified_name(func.func, site.scope, site.order)
+            if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
+                crossing = Crossing("dask.delayed", call, site, _owner("dask", call, "one", "delayed"), "always")
+                crossing.callable, crossing.callable_scope = func.args[0].value, site.scope
+                crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
+                return [crossing]
+        if isinstance(func, cst.Attribute):
+            crossing = self._method(site, func)
+            return [crossing] if crossing else []
+        return []
+
+    # Ray --------------------------------------------------------------------------------------------
+    def ray_remote_options(self, info: FunctionInfo | ClassInfo) -> cst.Call | bool:
+        """The `@ray.remote(...)` decorator call of a function or class, True for a bare
+        `@ray.remote`, False when it is not a Ray task or actor."""
+        scope = info.scope.parent if isinstance(info, FunctionInfo) else info.outer
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            call = target if isinstance(target, cst.Call) else None
+            name = self.classifier.qualified_name(call.func if call else target, scope or info.scope, 10**9)
+            if name == api.RAY_REMOTE:
+                return call if call is not None else True
+        return False
+
+    def _ray_submit(self, site: CallSite, func: cst.Attribute) -> Crossing | None:
+        """`f.remote(...)`, `f.options(...).remote(...)`, `Actor.remote(...)`, `actor.m.remote(...)`."""
+        call = site.node
+        target, options = func.value, None
+        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
+                and target.func.attr.value == api.RAY_OPTIONS:
+            options, target = target, target.func.value
+        remote = self.ray_remote(target, site.scope, site.order)
+        if remote is not None:
+            info, decorator = remote
+            actor = isinstance(info, ClassInfo)
+            gpus = _num_gpus(options) or (_num_gpus(decorator) if isinstance(decorator, cst.Call) else None)
+            route = "a Ray actor's constructor (.remote())" if actor else "a Ray task (.remote())"
+            owner = _owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
+            crossing = Crossing(route, call, site, owner, "always")
+            crossing.callable, crossing.callable_scope = target, site.scope
+        elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
+            crossing = Crossing("a Ray actor method (.remote())", call, site,
+                                _owner("ray", call, "one", "actor method"), "always")
+        else:
+            return None
+        crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
+        return crossing
+
+    def ray_remote(self, node, scope: Scope, order: int, depth: int = 0):
+        """(FunctionInfo or ClassInfo, decorator) when `node` is a Ray remote function or actor
+        class: decorated with `ray.remote`, or `ray.remote(f)` / `ray.remote(num_gpus=1)(f)`."""
+        if depth > _MAX_DEPTH:
+            return None
+        value = self.classifier.classify(node, scope, order)
+        if value.kind in (Kind.FUNCTION, Kind.CLASS) and value.info is not None:
+            decorator = self.ray_remote_options(value.info)
+            return (value.info, decorator) if decorator is not False else None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
+                wrap, binding = bindings[0].value, bindings[0]
+                options = wrap.func if isinstance(wrap.func, cst.Call) else None
+                head = options.func if options is not None else wrap.func
+                if self.classifier.qualified_name(head, binding.scope, binding.order) == api.RAY_REMOTE and wrap.args:
+                    wrapped = self.classifier.classify(wrap.args[0].value, binding.scope, binding.order)
+                    if wrapped.kind in (Kind.FUNCTION, Kind.CLASS) and wrapped.info is not None:
+                        return wrapped.info, options if options is not None else True
+        return None
+
+    def _is_actor_handle(self, node, scope: Scope, order: int) -> bool:
+        """`handle = Actor.remote(...)` (or `Actor.options(...).remote(...)`)."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = self.symbols.bindings_at(node.value, scope, order)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
+            return False
+        made, binding = bindings[0].value, bindings[0]
+        if not (isinstance(made.func, cst.Attribute) and made.func.attr.value == api.RAY_SUBMIT):
+            return False
+        target = made.func.value
+        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute):
+            target = target.func.value
+        remote = self.ray_remote(target, binding.scope, binding.order)
+        return remote is not None and isinstance(remote[0], ClassInfo)
+
+    # Dask, Spark, Ray Data: methods of engine objects -------------------------------------------------
+    def _method(self, site: CallSite, func: cst.Attribute) -> Crossing | None:
+        call = site.node
+        method = func.attr.value
+        receiver = self.object_type(func.value, site.scope, site.order)
+        if receiver is None:
+            return None
+        engine = _engine_of_type(receiver)
+        if (receiver, method) in api.ENGINE_SENDS and call.args:
+            crossing = Crossing(f"{_receiver_noun(receiver)}.{method}()", call, site,
+                                _owner(engine, call, api.ENGINE_SENDS[(receiver, method)], method,
+                                       receiver=func.value), "always")
+            crossing.sent.append(Sent(call.args[0].value, site.scope))
+            return crossing
+        task = api.ENGINE_TASK_METHODS.get((receiver, method))
+        if task is None:
+            return None
+        index, tasks = task
+        positional_args = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        if len(positional_args) <= index:
+            return None
+        owner = _owner(engine, call, tasks, method, receiver=func.value)
+        crossing = Crossing(f"{_receiver_noun(receiver)}.{method}()", call, site, owner, "always")
+        crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
+        if receiver == "dask.client":
+            for arg in call.args:
+                if arg is positional_args[index] or (arg.keyword is not None
+                                                     and arg.keyword.value in _DASK_TASK_OPTIONS):
+                    continue
+                self._add_items(crossing, arg.value, site.scope, per_item=method == "map" and arg.keyword is None)
+        return crossing
+
+    def _add_items(self, crossing: Crossing, node, scope: Scope, per_item: bool) -> None:
+        """An argument of a task; for `client.map`, the items of a display or comprehension."""
+        if per_item and isinstance(node, (cst.List, cst.Tuple)):
+            crossing.sent.extend(Sent(e.value, scope) for e in node.elements if not isinstance(e, cst.StarredElement))
+        elif per_item and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+            crossing.sent.append(Sent(node.elt, self.symbols.scope_of_node.get(node, scope)))
+        elif not per_item:
+            crossing.sent.append(Sent(node, scope))
+
+    def _spark_udf(self, site: CallSite, name: str) -> Crossing | None:
+        """`udf(f, "double")`, `pandas_udf(f, "double")`, or the decorator call `@udf("double")`."""
+        call = site.node
+        decorated = self._decorated_udfs.get(call)
+        if decorated is not None:
+            function_node, info = decorated.node.name, decorated
+            scope = decorated.scope.parent or site.scope
+        elif call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute, cst.Lambda)):
+            function_node, scope = call.args[0].value, site.scope
+            value = self.classifier.classify(function_node, scope, site.order)
+            info = value.info if value.kind is Kind.FUNCTION else None
+        else:
+            return None
+        if name in api.SPARK_ROW_UDFS:
+            tasks, route = "per-row", "a Spark udf"
+        else:
+            iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
+            tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
+        crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf", info=info), "always")
+        crossing.callable, crossing.callable_scope = function_node, scope
+        return crossing
+
+    def _iterator_type(self, call: cst.Call, site: CallSite) -> bool:
+        """The pre-Spark-3 spelling: `pandas_udf(..., PandasUDFType.SCALAR_ITER)` (or MAP_ITER)."""
+        for arg in call.args:
+            name = self.classifier.qualified_name(arg.value, site.scope, site.order) or ""
+            if name.startswith(api.SPARK_PANDAS_UDF_TYPES) and name.endswith(api.SPARK_ITERATOR_UDF_TYPES):
+                return True
+        return False
+
+    def _takes_iterator(self, info: FunctionInfo) -> bool:
+        """The first parameter is annotated `Iterator[...]` (pandas_udf's iterator form)."""
+        params = info.node.params.params
+        if not params or params[0].annotation is None:
+            return False
+        annotation = params[0].annotation.annotation
+        if isinstance(annotation, cst.Subscript):
+            annotation = annotation.value
+        scope = info.scope.parent or info.scope
+        return self.classifier.qualified_name(annotation, scope, info.order) in api.ITERATOR_TYPES
+
+    def object_type(self, node, scope: Scope, order: int, depth: int = 0) -> str | None:
+        """The engine object an expression evaluates to ("dask.client", "spark.rdd", ...)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) != 1 or bindings[0].kind not in ("assign", "with") or bindings[0].value is None:
+                return None
+            binding = bindings[0]
+            return self.object_type(binding.value, binding.scope, binding.order, depth + 1)
+        if isinstance(node, cst.Attribute):
+            name = self.classifier.qualified_name(node, scope, order)
+            if name in api.ENGINE_FACTORIES:
+                return api.ENGINE_FACTORIES[name]
+            inner = self.object_type(node.value, scope, order, depth + 1)
+            return _produces(inner, node.attr.value) if inner else None
+        if isinstance(node, cst.Call):
+            name = self.classifier.qualified_name(node.func, scope, order)
+            if name in api.ENGINE_FACTORIES:
+                return api.ENGINE_FACTORIES[name]
+            if isinstance(node.func, cst.Attribute):
+                inner = self.object_type(node.func.value, scope, order, depth + 1)
+                return _produces(inner, node.func.attr.value) if inner else None
+        return None
+
+    def has_initializer(self, client: cst.BaseExpression, site: CallSite) -> bool:
+        """A Dask client on which the module registers a worker plugin or runs a function on every
+        worker (`client.register_plugin(...)`, `client.run(init)`): Dask's initializers."""
+        if not isinstance(client, cst.Name):
+            return False
+        for other in self.symbols.calls:
+            func = other.node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in api.DASK_INITIALIZERS \
+                    and isinstance(func.value, cst.Name) and func.value.value == client.value \
+                    and self.object_type(func.value, other.scope, other.order) == "dask.client":
+                return True
+        return False
+
+
+def _owner(engine: str, call: cst.Call, tasks: str, method: str, **extra) -> Value:
+    return Value(Kind.ENGINE, origin=call, detail=engine,
+                 extra={"pickler": "cloudpickle", "engine": engine, "tasks": tasks, "method": method, **extra})
+
+
+def _num_gpus(call: cst.Call | None) -> cst.BaseExpression | None:
+    return keyword(call, api.RAY_GPU_OPTION) if isinstance(call, cst.Call) else None
+
+
+def _produces(kind: str, member: str) -> str | None:
+    return api.ENGINE_PRODUCES.get((kind, member)) or api.ENGINE_PRODUCES.get((kind, "*"))
+
+
+def _engine_of_type(kind: str) -> str:
+    return kind.split(".")[0]
+
+
+def _receiver_noun(kind: str) -> str:
+    return {"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
+            "spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext",
+            "ray.dataset": "ray.data Dataset", "dask.array": "dask array"}.get(kind, kind)
+
+
+# What the rules ask ---------------------------------------------------------------------------------
+def is_engine(crossing: Crossing) -> bool:
+    return crossing.owner.kind is Kind.ENGINE
+
+
+def engine(crossing: Crossing) -> str:
+    return crossing.owner.detail
+
+
+def task_worker(analysis, crossing: Crossing):
+    """The worker that runs the crossing's callable; for `ray.remote(f)` bound to a name, `f`."""
+    worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+    info = crossing.owner.extra.get("info")
+    if worker.function is None and isinstance(info, FunctionInfo):
+        from tfproc_lint.analysis.file_analysis import Worker
+
+        return Worker("function", crossing.callable, crossing.callable_scope, info)
+    return worker
+
+
+def many_tasks(analysis, crossing: Crossing) -> bool:
+    """The callable runs for many items, rows or batches, or is submitted in a loop."""
+    from tfproc_lint.analysis.walk import in_loop
+
+    tasks = crossing.owner.extra.get("tasks")
+    if tasks in ("per-item", "per-row", "per-batch"):
+        return True
+    return tasks == "one" and in_loop(analysis.module, crossing.call)
+
+
+def is_script(analysis, crossing: Crossing) -> bool:
+    """The engine pickles functions of this module by value (with the globals they read) only
+    when the module is the driver's `__main__`: a script's `if __name__ == "__main__":` block, a
+    notebook, or engine calls at module level."""
+    return bool(analysis.notebook or analysis.symbols.main_guard_orders or crossing.site.scope.kind == "module")
+
+
+def traced_before(analysis, value: Value, order: int) -> cst.Call | None:
+    """A call of the tf.function `value` in the driver before `order`: once called, it holds a
+    traced FuncGraph, which cloudpickle cannot serialise (untraced, it pickles)."""
+    origin = value.origin
+    if origin is None:
+        return None
+    workers = worker_functions(analysis)
+    for site in analysis.symbols.calls:
+        if site.order >= order or isinstance(site.node.func, cst.Call):
+            continue
+        if any(function in workers for function in _enclosing_functions(site.scope)):
+            continue  # runs in the engine's workers, not in the driver
+        callee = analysis.classifier.classify(site.node.func, site.scope, site.order)
+        if callee.kind is Kind.TF_FUNCTION and callee.origin is origin:
+            return site.node
+    return None
+
+
+def worker_functions(analysis) -> set[FunctionInfo]:
+    """Functions of this module that run in the engine's workers: task callables, Ray remote
+    functions and the methods of Ray actor classes."""
+    found = set()
+    for crossing in analysis.crossings:
+        if is_engine(crossing) and crossing.callable is not None:
+            worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+            if worker.function is not None:
+                found.add(worker.function)
+    routes = analysis.engine_routes
+    if routes.active:
+        for info in analysis.symbols.functions.values():
+            klass = info.class_info
+            if routes.ray_remote_options(info) is not False or (
+                    klass is not None and routes.ray_remote_options(klass) is not False):
+                found.add(info)
+    return found
+
+
+def _enclosing_functions(scope: Scope | None) -> list[FunctionInfo]:
+    found = []
+    while scope is not None:
+        if scope.kind == "function" and scope.function is not None:
+            found.append(scope.function)
+        scope = scope.parent
+    return found
+
+
+def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured: bool = False) -> str | None:
+    """What the engine raises for TF state `value` crossing, or None when it travels (a Keras
+    model, a loaded SavedModel, an untraced tf.function)."""
+    name = engine(crossing)
+    if value.kind is Kind.KERAS_MODEL:
+        if name == "dask" and crossing.owner.extra.get("method") in api.DASK_KERAS_BROKEN_SENDS:
+            return ("Dask's own Keras serializer raises AttributeError ('_updated_config') under Keras 3, "
+                    "so the model never arrives")
+        return None
+    if value.kind is Kind.SAVED_MODEL:
+        return None
+    if captured:
+        error = api.ENGINE_CAPTURE_ERRORS[name]
+    elif crossing.callable is not None or crossing.owner.extra.get("method") == "actor method":
+        error = api.ENGINE_SERIALIZATION_ERRORS[name]  # a task's arguments
+    else:
+        error = f"serialization fails in {crossing.route}"  # ray.put, scatter, broadcast
+    if value.kind is Kind.TF_FUNCTION:
+        traced = traced_before(analysis, value, crossing.site.order)
+        if traced is None:
+            return None
+        return (f"it was called in the driver (line {analysis.line_of(traced)}), so it holds a traced graph: "
+                f"{error} (cannot pickle 'FuncGraph' object)")
+    if value.kind is Kind.DATASET:
+        return f"{error} (a Dataset does not pickle: InvalidArgumentError on its variant tensor)"
+    return f"{error} (cannot pickle 'Graph' object)"
+
+
+REMEDIES = {
+    "ray": "send data or a path and build it inside the task, or once per actor in the __init__ of a "
+           "@ray.remote class",
+    "dask": "send data or a path and build it inside the task, or once per worker in a WorkerPlugin's setup() "
+            "(client.register_plugin)",
+    "spark": "send data or a path and build it inside the function, once per partition (rdd.mapPartitions, "
+             "or an iterator pandas_udf)",
+}
+# Loading once per worker instead of once per task, in each engine's own terms (TFP301).
+PER_WORKER_RECIPES = {
+    "ray": "load it once per actor instead: a @ray.remote class that loads it in __init__ "
+           "(with ray.data, map_batches given a callable class)",
+    "dask": "load it once per worker instead: a WorkerPlugin whose setup() loads it, registered with "
+            "client.register_plugin",
+    "spark": "load it once per partition instead: an iterator pandas_udf (Iterator[pd.Series] -> "
+             "Iterator[pd.Series]) or rdd.mapPartitions",
+}
+
+
+def sent_state_message(analysis, crossing: Crossing, node, value: Value) -> str | None:
+    happens = crossing_failure(analysis, crossing, node, value)
+    if happens is None:
+        return None
+    return (f"{STATE_NOUNS[value.kind]} `{analysis.code(node, 30)}` sent to {ENGINE_NOUNS[engine(crossing)]} "
+            f"workers by {crossing.route}: {happens}; {REMEDIES[engine(crossing)]}")
+
+
+def captured_globals(analysis, crossing: Crossing, body: cst.CSTNode, scope: Scope) -> tuple[cst.Name, Value] | None:
+    """A module global that the task function reads and that holds TF state the engine cannot
+    serialise: cloudpickle pickles a `__main__` function by value, with the globals it reads."""
+    if not is_script(analysis, crossing):
+        return None
+    symbols = analysis.symbols
+    for name in read_names(body):
+        owner = symbols.resolving_scope(name.value, scope)
+        if owner is None or owner.kind != "module":
+            continue
+        bindings = owner.bindings.get(name.value, [])
+        if not bindings or any(b.kind in ("class", "import") for b in bindings):
+            continue
+        value = analysis.classifier.classify(name, scope, 10**9)
+        if any(b.kind == "def" for b in bindings) and value.kind is not Kind.TF_FUNCTION:
+            continue
+        if value.kind in STATE and crossing_failure(analysis, crossing, name, value) is not None:
+            return name, value
+    return None
+
+
+def ray_remotes(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.Call]]:
+    """Functions and classes decorated with `@ray.remote(...)` (with options) in this module."""
+    routes = analysis.engine_routes
+    if not routes.active:
+        return []
+    found = []
+    for info in [*analysis.symbols.functions.values(), *analysis.symbols.classes.values()]:
+        decorator = routes.ray_remote_options(info)
+        if isinstance(decorator, cst.Call):
+            found.append((info, decorator))
+    return found
+
+
+def fractional_gpus(node: cst.BaseExpression | None) -> bool:
+    """`num_gpus=0.5`: a literal share of one GPU, so several tasks or actors share it."""
+    if isinstance(node, cst.Float):
+        return 0 < float(node.value) < 1
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+        return isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) \
+            and 0 < int(node.left.value) < int(node.right.value)
+    return False
+
+
+def functions_of(analysis, info: FunctionInfo | ClassInfo) -> list[FunctionInfo]:
+    """A Ray task's function, or the methods of an actor class."""
+    if isinstance(info, FunctionInfo):
+        return [info]
+    return [function for function in analysis.symbols.functions.values() if function.class_info is info]
+
+
+def code_reached(analysis, functions: list[FunctionInfo]) -> set:
+    """The nodes of these functions and of the module's functions they call (one level)."""
+    nodes = set()
+    for function in functions:
+        nodes.update(iter_tree(function.node))
+        for call in calls_in(function.node.body):
+            site = analysis.site(call)
+            callee = analysis.callee(call, site) if site is not None else None
+            if callee is not None:
+                nodes.update(iter_tree(callee.node))
+    return nodes
+
+
+def is_function(info) -> bool:
+    return isinstance(info, FunctionInfo)
