@@ -45,6 +45,9 @@ def install() -> None:
 
 def load_ipython_extension(ipython) -> None:
     """`%load_ext tfproc_lint.guard`: install the guard in the kernel."""
+    from . import alarm
+
     install()
+    ipython.events.register("pre_run_cell", lambda *args: alarm.reset())  # each cell gets its worker error
     print("tfproc-guard installed: TFP101-103, TFP201-204 and TFP401-403 are checked at run time",
           file=sys.stdout)

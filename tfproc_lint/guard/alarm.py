@@ -2,8 +2,9 @@
 forever (a Pool replaces a dead worker and waits on; a queue's consumer never gets its item). The
 worker writes its message to a folder named after the parent and sends it SIGUSR2; the parent's
 handler raises the error in its main thread, which interrupts the wait (`Pool.map`, `Queue.get`,
-`os.waitpid`). The handler is installed only where SIGUSR2 has no handler yet; the first message
-raises, later ones (other workers failing the same way) are only printed.
+`os.waitpid`). The handler is installed only where SIGUSR2 has no handler yet. One message is raised per
+program (per test under pytest, per cell in a notebook: `reset`); the others (sibling workers failing the
+same way) are only printed by the workers, so that the parent's clean-up after the first is not cut short.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import signal
 import sys
 import tempfile
 import threading
-import time
 
 from . import errors, state
 
 SIGNAL = getattr(signal, "SIGUSR2", None)
 _installed = False
-_raised_at = 0.0
 _told = False
-QUIET_S = 1.0  # after raising one worker's error, the same failure in its siblings is only printed
+_pending: str | None = None  # a message to raise at the next signal
+_last: BaseException | None = None
+_previous_unraisablehook = sys.unraisablehook
+_delivered = False  # one worker's error is raised per program, test or cell (reset); its siblings' are printed
+_retries = 0
+MAX_RETRIES = 20
 
 
 def _folder(pid: int) -> str:
@@ -39,6 +43,8 @@ def install() -> bool:
     if signal.getsignal(SIGNAL) not in (signal.SIG_DFL, None):
         return False
     signal.signal(SIGNAL, _on_signal)
+    global _previous_unraisablehook
+    _previous_unraisablehook, sys.unraisablehook = sys.unraisablehook, _unraisable
     _installed = True
     import atexit
 
@@ -56,8 +62,8 @@ def listening() -> bool:
 
 def after_fork_child() -> None:
     """A forked child keeps the handler (signal handlers survive fork) for its own children."""
-    global _raised_at, _told
-    _raised_at, _told = 0.0, False
+    global _delivered, _told, _pending
+    _delivered, _told, _pending = False, False, None
 
 
 def _read(pid: int) -> list[str]:
@@ -78,15 +84,36 @@ def _read(pid: int) -> list[str]:
     return messages
 
 
+def reset() -> None:
+    """Raise the next worker's error again (a new test, a new notebook cell); drop what came before."""
+    global _delivered, _pending, _retries
+    _read(os.getpid())
+    _delivered, _pending, _retries = False, None, 0
+
+
 def _on_signal(signum, frame) -> None:
-    global _raised_at
+    global _delivered, _pending, _last
     messages = [m for m in _read(os.getpid()) if m]
-    if not messages or time.monotonic() - _raised_at < QUIET_S:
+    if _pending is None and messages and not _delivered:
+        _pending = messages[0]
+    if _pending is None:
         return
-    _raised_at = time.monotonic()
-    code, _, message = messages[0].partition("\t")
-    cls = type(errors.make(code, "x"))
-    raise cls(message)
+    code, _, message = _pending.partition("\t")
+    _pending, _delivered = None, True
+    _last = type(errors.make(code, "x"))(message)
+    _last.alarm_text = f"{code}\t{message}"
+    raise _last
+
+
+def _unraisable(unraisable) -> None:
+    """The signal came while the main thread ran a callback whose errors Python only prints (an at-fork
+    handler, a finaliser): deliver the error again a moment later instead."""
+    global _pending, _retries
+    if _last is not None and unraisable.exc_value is _last and _retries < MAX_RETRIES:
+        _pending, _retries = _last.alarm_text, _retries + 1
+        threading.Timer(0.05, os.kill, (os.getpid(), SIGNAL)).start()
+        return
+    _previous_unraisablehook(unraisable)
 
 
 def tell(error: BaseException) -> None:

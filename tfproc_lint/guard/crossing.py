@@ -21,6 +21,7 @@ from . import alarm, errors, objects, state
 
 GUARD_KEY = "tfproc_guard"  # unknown keys of the preparation data are ignored by multiprocessing
 _last_loaded = None  # in a child forked after the runtime started: the last thing it unpickled
+_loading = None  # ... and what it is unpickling now (a Keras model runs ops while rebuilt)
 _start_method_set_at: str | None = None
 _importing_main = False
 _patched: set[str] = set()
@@ -75,6 +76,8 @@ def fork_child_error(what: str) -> errors.GuardError:
     sent = (_last_loaded, getattr(current, "_target", None), getattr(current, "_args", None),
             getattr(current, "_kwargs", None))
     found = objects.find(sent)
+    if found is None and _loading is not None and any(m.encode() in bytes(_loading) for m in objects.TF_MODULES):
+        found = objects.Found("TFP102", "a TensorFlow or Keras object, unpickled here,", "")
     base = (f"{what} ran in process {os.getpid()}, forked from process {state.forked_from} after "
             f"{state.start_text()}; the runtime's thread pools did not survive the fork, so this would hang")
     if found is None:
@@ -158,18 +161,22 @@ def _patch_pickler(reduction, package: str) -> None:
                 raise
             raise error from exc
 
-    def guarded_loads(*args, **kwargs):
-        global _last_loaded
+    def guarded_loads(data, *args, **kwargs):
+        global _last_loaded, _loading
+        if state.forked_from:
+            _loading = data if isinstance(data, (bytes, bytearray, memoryview)) else None
         try:
-            result = loads(*args, **kwargs)
+            result = loads(data, *args, **kwargs)
         except Exception as exc:
-            if not (state.parent_pid or state.forked_from):
+            if isinstance(exc, errors.GuardError) or not (state.parent_pid or state.forked_from):
                 raise
             error = _loading_error(exc)
             if error is None:
                 raise
             alarm.tell(error)
             raise error from exc
+        finally:
+            _loading = None
         if state.forked_from:
             _last_loaded = result
         return result

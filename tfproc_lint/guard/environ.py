@@ -22,10 +22,13 @@ RUNTIME_ENVIRONMENT = {
 class GuardedEnviron(type(os.environ)):
     def __setitem__(self, key, value):
         if key in RUNTIME_ENVIRONMENT and state.started is not None and self.get(key) != value:
-            warnings.warn(errors.text("TFP403", (
+            frame = state.user_frame()
+            message = errors.text("TFP403", (
                 f"os.environ[{key!r}] set at {state.where()} after {state.start_text()}: "
-                f"{RUNTIME_ENVIRONMENT[key]} (worker processes started after this do see it)")),
-                errors.GuardWarning, stacklevel=2)
+                f"{RUNTIME_ENVIRONMENT[key]} (worker processes started after this do see it)"))
+            warnings.warn_explicit(message, errors.GuardWarning, frame.f_code.co_filename, frame.f_lineno,
+                                   module=frame.f_globals.get("__name__"), registry=frame.f_globals.setdefault(
+                                       "__warningregistry__", {}))
         super().__setitem__(key, value)
 
 

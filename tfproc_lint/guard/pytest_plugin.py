@@ -23,6 +23,13 @@ def pytest_configure(config):
         install()
 
 
+def pytest_runtest_setup(item):
+    from . import alarm, installed
+
+    if installed():
+        alarm.reset()  # each test gets its own worker error raised
+
+
 def pytest_report_header(config):
     from . import installed
 

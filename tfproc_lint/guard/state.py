@@ -11,7 +11,7 @@ from dataclasses import dataclass
 # Frames in these folders are not "where": the user's line that called into them is.
 _LIBRARY_PARTS = tuple(os.sep + part + os.sep for part in (
     "tensorflow", "keras", "tf_keras", "absl", "site-packages", "dist-packages", "multiprocessing",
-    "concurrent", "importlib", os.path.join("tfproc_lint", "guard"),
+    "concurrent", "importlib", "collections", os.path.join("tfproc_lint", "guard"),
 ))
 
 
@@ -35,6 +35,13 @@ parent_alarm = False  # whether that parent listens (see alarm.py)
 def where(skip: int = 1) -> str:
     """The innermost caller outside TensorFlow, Keras, the standard library's process modules, installed
     packages and the guard: `file:line in function` (the innermost frame of all when there is none)."""
+    frame = user_frame(skip + 1)
+    if frame is None:
+        return "an unknown place"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def user_frame(skip: int = 1):
     frame = sys._getframe(skip + 1)
     first = None
     while frame is not None:
@@ -44,10 +51,7 @@ def where(skip: int = 1) -> str:
         if not code.co_filename.startswith("<frozen") and not any(p in code.co_filename for p in _LIBRARY_PARTS):
             break
         frame = frame.f_back
-    frame = frame or first
-    if frame is None:
-        return "an unknown place"
-    return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+    return frame or first
 
 
 def record(what: str, skip: int = 1, place: str | None = None) -> None:
