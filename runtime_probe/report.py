@@ -98,12 +98,15 @@ def add_guard(result: dict, scenarios, observed, skipped, command: str, wall_s: 
     for code, info in result["rules"].items():
         info["guard"] = judge.guard_counts([r for r in result["scenarios"] if r["rule"] == code])
     guarded = [r for r in result["scenarios"] if r.get("guard") and not r["guard"]["verdict"].startswith("skipped")]
-    result["guard"] = {
+    previous = result.get("guard") or {}
+    runs = previous.get("runs") or ([{k: previous[k] for k in ("created", "command", "wall_s")}] if previous else [])
+    runs.append({
         "created": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "command": command,
         "wall_s": round(wall_s, 1),
-        "summary": judge.guard_counts(guarded),
-    }
+        "scenarios": len([s for s in scenarios if s.name not in skipped]),
+    })
+    result["guard"] = {"runs": runs, "summary": judge.guard_counts(guarded)}
     return result
 
 
@@ -251,7 +254,7 @@ def summary_text(report: dict) -> str:
     elif bench:
         parts += ["", f"Benchmark failed: {bench['error']}"]
     if "guard" in report:
-        parts += ["", f"Guard: {report['guard']['summary']} (wall {report['guard']['wall_s']:.0f} s)"]
+        parts += ["", f"Guard: {report['guard']['summary']} (wall {report['guard']['runs'][-1]['wall_s']:.0f} s)"]
     parts += ["", f"Result: {report['result']} (wall {report['environment']['wall_s']:.0f} s)"]
     return "\n".join(parts)
 
@@ -317,8 +320,10 @@ def _guard_note(report: dict) -> list[str]:
          f"SCENARIO`; notebooks with `%load_ext tfproc_lint.guard` first): {guard['summary']}. A bad scenario "
          "is *caught* when the guard reported its rule and the run ended by itself; a fixed one is *clean* when "
          "it ran ok and the guard reported nothing. Rules the guard cannot see at run time (TFP3xx: speed and "
-         f"memory; slow but working patterns) show as *missed*. {guard['created']}; wall {guard['wall_s']:.0f} s. "
-         f"Command: `{guard['command']}`"),
+         "memory; slow but working patterns) show as *missed*. Runs (a later run's rows replace an earlier "
+         "one's): " + "; ".join(
+             f"{run['created']}, {run.get('scenarios', '?')} scenarios, wall {run['wall_s']:.0f} s: `{run['command']}`"
+             for run in guard["runs"])),
         "",
     ]
 

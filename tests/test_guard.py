@@ -250,3 +250,37 @@ print(os.environ is before, os.environ["TF_NUM_INTRAOP_THREADS"], os.getenv("TF_
 """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "True 1 1" and not proc.stderr
+
+
+def test_joblib_loky_tasks_get_the_rule_as_the_cause_of_their_pickling_error(tmp_path):
+    pytest.importorskip("joblib")
+    proc = guarded(tmp_path, FAKE_SESSION + """
+from joblib import Parallel, delayed
+
+def work(sess):
+    return 1
+
+if __name__ == "__main__":
+    Parallel(n_jobs=2)(delayed(work)(Session()) for _ in range(2))
+""")
+    assert proc.returncode == 1
+    assert "PicklingError: Could not pickle the task to send it to the workers." in proc.stderr
+    assert "TFP101: a tf.compat.v1.Session (tensorflow.python.client.session.Session) cannot be sent through " \
+           "a joblib.Parallel task (loky backend)" in proc.stderr
+
+
+class Holder:
+    def method(self):
+        return self
+
+
+def test_what_a_worker_unpickles_is_recognised_as_a_bound_method_or_closure():
+    import pickle
+
+    from tfproc_lint.guard.crossing import _how_pickled
+
+    assert "bound method" in _how_pickled(pickle.dumps(Holder().method))
+    assert _how_pickled(pickle.dumps([1, "getattr", {"builtins": 2}])) == ""
+    dill = pytest.importorskip("dill")
+    captured = 3
+    assert "closure" in _how_pickled(dill.dumps(lambda: captured))

@@ -40,7 +40,8 @@ def install() -> None:
     import multiprocessing
 
     crossing.patch(multiprocessing)
-    watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch})
+    watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
+                 "joblib": crossing.patch_joblib})
 
 
 def load_ipython_extension(ipython) -> None:

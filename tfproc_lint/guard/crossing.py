@@ -77,7 +77,8 @@ def fork_child_error(what: str) -> errors.GuardError:
             getattr(current, "_kwargs", None))
     found = objects.find(sent)
     if found is None and _loading is not None and any(m.encode() in bytes(_loading) for m in objects.TF_MODULES):
-        found = objects.Found("TFP102", "a TensorFlow or Keras object, unpickled here,", "")
+        how = _how_pickled(bytes(_loading))
+        found = objects.Found("TFP103" if how else "TFP102", "a TensorFlow or Keras object, unpickled here,", how)
     base = (f"{what} ran in process {os.getpid()}, forked from process {state.forked_from} after "
             f"{state.start_text()}; the runtime's thread pools did not survive the fork, so this would hang")
     if found is None:
@@ -86,6 +87,30 @@ def fork_child_error(what: str) -> errors.GuardError:
     message = f"{found.what}{how} was sent to a forked worker and used there (TFP201 too): {base}"
     return errors.crossing_class(found.code, RuntimeError)(
         errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}")
+
+
+# How pickle (and dill, cloudpickle) spell a bound method and a function rebuilt with its closure.
+BOUND_METHOD = ("builtins", "getattr")
+CLOSURE_MAKERS = ("_create_function", "_make_function", "_create_cell", "_make_cell", "_make_empty_cell")
+
+
+def _how_pickled(data: bytes) -> str:
+    """Whether what a worker is unpickling holds the object through a bound method or a closure (TFP103)."""
+    import pickletools
+
+    strings = []
+    try:
+        for opcode, arg, _ in pickletools.genops(data):
+            if opcode.name == "GLOBAL":
+                strings += str(arg).split(" ", 1)
+            elif isinstance(arg, str):
+                strings.append(arg)
+    except Exception:  # noqa: BLE001 - a truncated or unusual pickle: no answer
+        pass
+    bound = any(strings[i:i + 2] == list(BOUND_METHOD) for i in range(len(strings) - 1))
+    if bound or any(name in CLOSURE_MAKERS for name in strings):
+        return "held by a bound method's object, a closure or a lambda sent to the worker"
+    return ""
 
 
 def _loading_error(exc: BaseException) -> errors.GuardError | None:
@@ -132,6 +157,28 @@ def patch(package) -> None:
     for cls in (context.DefaultContext,):
         cls.set_start_method = _set_start_method(cls.set_start_method)
     package.set_start_method = context._default_context.set_start_method
+
+
+def patch_joblib(joblib) -> None:
+    """joblib's default (loky) backend pickles tasks in its own feeder thread and raises a bare
+    `PicklingError: Could not pickle the task`: give it the guard's error as the cause it prints."""
+    if "joblib" in _patched:
+        return
+    _patched.add("joblib")
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:
+        return
+    queue_cls = process_executor._SafeQueue
+    original = queue_cls._on_queue_feeder_error
+
+    def on_queue_feeder_error(self, e, obj):
+        error = crossing_error(e, obj, "a joblib.Parallel task (loky backend)")
+        if error is not None:
+            error.__cause__ = e
+        return original(self, error or e, obj)
+
+    queue_cls._on_queue_feeder_error = on_queue_feeder_error
 
 
 def _importable_from() -> str:
