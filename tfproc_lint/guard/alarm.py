@@ -4,7 +4,8 @@ worker writes its message to a folder named after the parent and sends it SIGUSR
 handler raises the error in its main thread, which interrupts the wait (`Pool.map`, `Queue.get`,
 `os.waitpid`). The handler is installed only where SIGUSR2 has no handler yet. One message is raised per
 program (per test under pytest, per cell in a notebook: `reset`); the others (sibling workers failing the
-same way) are only printed by the workers, so that the parent's clean-up after the first is not cut short.
+same way) are only printed by the workers, so that the parent's clean-up after the first is not cut short,
+unless they still come REPEAT_S later (the parent is stuck waiting again).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 
 from . import errors, state
 
@@ -25,6 +27,10 @@ _pending: str | None = None  # a message to raise at the next signal
 _last: BaseException | None = None
 _previous_unraisablehook = sys.unraisablehook
 _delivered = False  # one worker's error is raised per program, test or cell (reset); its siblings' are printed
+_delivered_at = 0.0
+# Workers that keep failing while the parent still waits (a pool's `join()` after the error: a pool whose
+# initializer fails replaces its workers forever) raise it again, after the parent had time to clean up.
+REPEAT_S = 10.0
 _retries = 0
 MAX_RETRIES = 20
 
@@ -92,14 +98,14 @@ def reset() -> None:
 
 
 def _on_signal(signum, frame) -> None:
-    global _delivered, _pending, _last
+    global _delivered, _delivered_at, _pending, _last
     messages = [m for m in _read(os.getpid()) if m]
-    if _pending is None and messages and not _delivered:
+    if _pending is None and messages and (not _delivered or time.monotonic() - _delivered_at >= REPEAT_S):
         _pending = messages[0]
     if _pending is None:
         return
     code, _, message = _pending.partition("\t")
-    _pending, _delivered = None, True
+    _pending, _delivered, _delivered_at = None, True, time.monotonic()
     _last = type(errors.make(code, "x"))(message)
     _last.alarm_text = f"{code}\t{message}"
     raise _last

@@ -81,6 +81,8 @@ def fork_child_error(what: str) -> errors.GuardError:
         found = objects.Found("TFP103" if how else "TFP102", "a TensorFlow or Keras object, unpickled here,", how)
     base = (f"{what} ran in process {os.getpid()}, forked from process {state.forked_from} after "
             f"{state.start_text()}; the runtime's thread pools did not survive the fork, so this would hang")
+    if found is not None and found.code == "TFP101" and "Session" not in found.what:
+        found = None  # graph tensors and graphs reach forked children intact: the parent's start is the hazard
     if found is None:
         return errors.make("TFP201", base)
     how = f", {found.how}," if found.how else ""
