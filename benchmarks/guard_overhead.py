@@ -6,13 +6,16 @@ function over tasks that each carry an array (so every task and result goes thro
 guard hooks); with `--tensorflow` the parent imports TensorFlow first and the workers run a
 TensorFlow op each task (the guard's TensorFlow hooks are then in place; the pool is forked before
 the parent's runtime starts, the correct pattern). Two figures per run: the job's own time (pool start
-to end, measured inside) and the process's wall time (interpreter and imports included).
+to end, measured inside), the process's wall time (interpreter and imports included), and the CPU
+time of the process and its workers (user + system, from the OS). On a shared, loaded machine the two
+times swing by tens of percent from run to run; the CPU time does not, so the 2% target is checked
+on it (the times are printed beside it).
 
     .venv/bin/python benchmarks/guard_overhead.py                 # 7 rounds, numpy job
     .venv/bin/python benchmarks/guard_overhead.py --rounds 5 --tensorflow --json out.json
 
 Prints the medians, min-max, and the overhead of the median (guarded / plain - 1) with PASS/FAIL
-against the 2% target.
+against the 2% target (on the CPU time).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,12 +61,15 @@ if __name__ == "__main__":
 '''
 
 
-def run(argv: list[str], env: dict) -> tuple[float, float]:
+def run(argv: list[str], env: dict) -> tuple[float, float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=True, timeout=900)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     line = next(line for line in proc.stdout.splitlines() if line.startswith("JOB "))
-    return float(line.split()[1]), wall
+    return float(line.split()[1]), wall, cpu
 
 
 def stats(values: list[float]) -> dict:
@@ -78,7 +85,7 @@ def main() -> int:
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    times: dict[str, dict[str, list[float]]] = {"plain": {"job": [], "wall": []}, "guard": {"job": [], "wall": []}}
+    times: dict[str, dict[str, list[float]]] = {name: {"job": [], "wall": [], "cpu": []} for name in ("plain", "guard")}
     with tempfile.TemporaryDirectory() as folder:
         job = os.path.join(folder, "job.py")
         with open(job, "w", encoding="utf-8") as handle:
@@ -87,25 +94,27 @@ def main() -> int:
         for round_number in range(args.rounds):
             order = ["plain", "guard"] if round_number % 2 == 0 else ["guard", "plain"]
             for name in order:
-                job_s, wall_s = run(commands[name], env)
-                times[name]["job"].append(job_s)
-                times[name]["wall"].append(wall_s)
+                for kind, value in zip(("job", "wall", "cpu"), run(commands[name], env)):
+                    times[name][kind].append(value)
             print(f"round {round_number + 1}: " + ", ".join(
-                f"{n} job {times[n]['job'][-1]:.3f} s wall {times[n]['wall'][-1]:.3f} s" for n in order),
+                f"{n} job {times[n]['job'][-1]:.3f} s wall {times[n]['wall'][-1]:.3f} s cpu {times[n]['cpu'][-1]:.3f} s"
+                for n in order),
                 file=sys.stderr, flush=True)
     result = {"settings": vars(args), "load_average": os.getloadavg(),
               **{name: {kind: stats(values) for kind, values in kinds.items()} for name, kinds in times.items()}}
     passed = True
     print(f"| {'figure':<10} | plain median (min-max) s | guard median (min-max) s | overhead |")
     print("|---|---|---|---|")
-    for kind in ("job", "wall"):
+    for kind in ("job", "wall", "cpu"):
         plain, guard = result["plain"][kind], result["guard"][kind]
         overhead = guard["median"] / plain["median"] - 1
         result[f"{kind}_overhead"] = overhead
-        passed = passed and (kind != "job" or overhead <= 0.02)
+        passed = passed and (kind != "cpu" or overhead <= 0.02)
         print(f"| {kind:<10} | {plain['median']:.3f} ({plain['min']:.3f}-{plain['max']:.3f}) | "
               f"{guard['median']:.3f} ({guard['min']:.3f}-{guard['max']:.3f}) | {overhead:+.1%} |")
-    print(f"{'PASS' if passed else 'FAIL'}: job overhead {result['job_overhead']:+.1%} (target at most +2%)")
+    print(f"{'PASS' if passed else 'FAIL'}: CPU time overhead {result['cpu_overhead']:+.1%} (target at most +2%; "
+          f"job {result['job_overhead']:+.1%}, wall {result['wall_overhead']:+.1%}; load average "
+          f"{result['load_average'][0]:.1f} on {os.cpu_count()} CPUs)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(result, handle, indent=2)

@@ -11,10 +11,8 @@ unless they still come REPEAT_S later (the parent is stuck waiting again).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 
@@ -36,6 +34,8 @@ MAX_RETRIES = 20
 
 
 def _folder(pid: int) -> str:
+    import tempfile  # only when a message is sent or read: the import is not free
+
     return os.path.join(tempfile.gettempdir(), f"tfproc-guard-{pid}")
 
 
@@ -59,7 +59,11 @@ def install() -> bool:
 
 
 def _clean_up() -> None:
-    shutil.rmtree(_folder(os.getpid()), ignore_errors=True)
+    folder = _folder(os.getpid())
+    if os.path.isdir(folder):
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def listening() -> bool:

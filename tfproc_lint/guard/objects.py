@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import types
-from dataclasses import dataclass
 
 TF_MODULES = ("tensorflow", "keras", "tf_keras")
 # Most specific class names first (a class's MRO is searched in order): (code, what it is).
@@ -28,11 +27,11 @@ MAX_ITEMS = 64  # per container: a task of a million rows is not walked through
 MAX_NODES = 4000
 
 
-@dataclass
 class Found:
-    code: str  # TFP101, TFP102, or TFP103 when reached through a bound method's object or a closure
-    what: str  # "a tf.compat.v1.Session (tensorflow.python.client.session.Session)"
-    how: str  # "", "held by the bound method's object", "captured by a closure"
+    def __init__(self, code: str, what: str, how: str):
+        self.code = code  # TFP101, TFP102, or TFP103 when reached through a bound method's object or a closure
+        self.what = what  # "a tf.compat.v1.Session (tensorflow.python.client.session.Session)"
+        self.how = how  # "", "held by the bound method's object", "captured by a closure"
 
 
 def is_tensorflow(obj) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 
 # Frames in these folders are not "where": the user's line that called into them is.
 _LIBRARY_PARTS = tuple(os.sep + part + os.sep for part in (
@@ -15,12 +14,12 @@ _LIBRARY_PARTS = tuple(os.sep + part + os.sep for part in (
 ))
 
 
-@dataclass
 class Start:
-    what: str  # "a tf.compat.v1.Session was created", ...
-    where: str  # "train.py:12 in main"
-    at: float  # time.time()
-    pid: int
+    def __init__(self, what: str, where: str, at: float, pid: int):
+        self.what = what  # "a tf.compat.v1.Session was created", ...
+        self.where = where  # "train.py:12 in main"
+        self.at = at  # time.time()
+        self.pid = pid
 
     def describe(self) -> str:
         return f"{self.what} at {self.where}"

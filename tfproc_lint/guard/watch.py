@@ -4,11 +4,10 @@ packages; any other import costs one set lookup."""
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:  # no importlib.abc base: importing it costs more than the whole guard
     def __init__(self, loader, after):
         self.loader, self.after = loader, after
 
@@ -26,7 +25,7 @@ class _Loader(importlib.abc.Loader):
         return getattr(self.loader, name)
 
 
-class Watcher(importlib.abc.MetaPathFinder):
+class Watcher:
     def __init__(self, callbacks):
         self.callbacks = callbacks  # top-level package name -> function(module) once imported
 
