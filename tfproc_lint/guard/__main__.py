@@ -37,8 +37,24 @@ def main(argv: list[str]) -> int:
     sys.argv = list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     install()
-    runpy.run_path(script, run_name="__main__")
+    run_script(script)
     return 0
+
+
+def run_script(script: str) -> None:
+    """Run the file as `python script.py` does: a fresh `__main__` module that stays in sys.modules
+    after an exception too (runpy.run_path puts its own back, and a pool still forking workers would
+    then give them this module as `__main__`)."""
+    import builtins
+    import types
+
+    with open(script, "rb") as handle:
+        code = compile(handle.read(), script, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=script, __builtins__=builtins, __cached__=None, __loader__=None,
+                         __package__=None, __spec__=None)
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
 
 
 if __name__ == "__main__":
