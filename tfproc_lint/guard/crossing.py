@@ -91,8 +91,7 @@ def fork_child_error(what: str) -> errors.GuardError:
         errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}")
 
 
-# How pickle (and dill, cloudpickle) spell a bound method and a function rebuilt with its closure.
-BOUND_METHOD = ("builtins", "getattr")
+# How dill and cloudpickle spell a function rebuilt with its closure.
 CLOSURE_MAKERS = ("_create_function", "_make_function", "_create_cell", "_make_cell", "_make_empty_cell")
 
 
@@ -109,8 +108,9 @@ def _how_pickled(data: bytes) -> str:
                 strings.append(arg)
     except Exception:  # noqa: BLE001 - a truncated or unusual pickle: no answer
         pass
-    bound = any(strings[i:i + 2] == list(BOUND_METHOD) for i in range(len(strings) - 1))
-    if bound or any(name in CLOSURE_MAKERS for name in strings):
+    # A bound method pickles as getattr(obj, name), but so do parts of a Keras model: only closures
+    # (rebuilt by dill and cloudpickle) are told apart here.
+    if any(name in CLOSURE_MAKERS for name in strings):
         return "held by a bound method's object, a closure or a lambda sent to the worker"
     return ""
 
