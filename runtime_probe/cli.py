@@ -8,6 +8,7 @@ Exit code: 0 when every rule that ran is confirmed and the lint loop found no fa
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -15,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import benchmark, catalog, gpu, lintloop, report, runner
+from . import benchmark, catalog, gpu, judge, lintloop, report, runner
 
 
 def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentParser:
@@ -35,6 +36,13 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
     mode.add_argument("--full", dest="mode", action="store_const", const="full",
                       help="every scenario and the full benchmark: all workloads, 5 runs per pattern "
                       "(README figures)")
+    guard = parser.add_mutually_exclusive_group()
+    guard.add_argument("--guard", action="store_true",
+                       help="also run every chosen scenario under tfproc-lint's runtime guard (the report's "
+                       "guard column)")
+    guard.add_argument("--guard-only", action="store_true",
+                       help="only the guard pass: run the chosen scenarios under the runtime guard and merge "
+                       "the guard column into OUTPUT/report.json and report.md (made if missing)")
     parser.add_argument("--timeout", type=float, help="hard time limit per scenario in seconds "
                         "(default: each scenario's own)")
     parser.add_argument("--idle", type=float, default=runner.IDLE_S,
@@ -91,6 +99,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
         return _usage_error(parser, "--jobs and --timeout must be positive, --idle not negative")
     mode = args.mode or "quick"
     run_benchmark = args.benchmark if args.benchmark is not None else args.mode is not None
+    if args.guard_only:
+        run_benchmark = False
 
     started = time.monotonic()
     if args.mode == "quick" and not rules and not args.scenarios:
@@ -99,10 +109,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
         chosen = catalog.select(all_scenarios, rules=rules, names=args.scenarios)
     outdir = args.output.absolute()  # each scenario runs in a directory of its own
     outdir.mkdir(parents=True, exist_ok=True)
+    gpus = gpu.gpu_count() if any(s.gpus for s in chosen) else 0
+    command = " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
+    if args.guard_only:
+        return _guard_only(chosen, outdir, args, gpus, command, started)
     shutil.rmtree(outdir / "autofixed", ignore_errors=True)
     (outdir / "benchmark.png").unlink(missing_ok=True)
-
-    gpus = gpu.gpu_count() if any(s.gpus for s in chosen) else 0
     loop = lintloop.run(chosen, outdir)
     scenarios = chosen + loop.autofixed
     cpus = os.cpu_count() or 1
@@ -115,8 +127,44 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
                               timeout=args.timeout, idle_s=args.idle or None)
     bench = benchmark.run(mode, progress=progress.line) if run_benchmark else None
 
-    command = " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
     result = report.build(scenarios, observed, skipped, loop, bench, gpus, time.monotonic() - started, command)
+    if args.guard:
+        guard_started = time.monotonic()
+        guarded = [s for s in chosen if s.name not in skipped]
+        progress = Progress(len(guarded), always=args.progress)
+        observed = runner.run_all(guarded, jobs=args.jobs, progress=progress.scenario, timeout=args.timeout,
+                                  idle_s=args.idle or None, guard=True)
+        report.add_guard(result, chosen, observed, skipped, command, time.monotonic() - guard_started)
     report.write(result, outdir)
     print(report.summary_text(result))
     return 0 if result["passed"] else 1
+
+
+def _guard_only(chosen, outdir: Path, args, gpus: int, command: str, started: float) -> int:
+    """Run the chosen scenarios under the guard; merge the guard column into the report in `outdir`.
+    Exit 0 when every bad scenario it ran was caught and every fixed one ran clean."""
+    cpus = os.cpu_count() or 1
+    reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus) for s in chosen}
+    skipped = {name: reason for name, reason in reasons.items() if reason}
+    to_run = [s for s in chosen if s.name not in skipped]
+    progress = Progress(len(to_run), always=args.progress)
+    observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario, timeout=args.timeout,
+                              idle_s=args.idle or None, guard=True)
+    path = outdir / "report.json"
+    if path.is_file():
+        result = json.loads(path.read_text(encoding="utf-8"))
+    else:  # a report of the guard pass alone: the unguarded columns say "not run"
+        empty = lintloop.LintLoop(status="not run (guard pass only)")
+        not_run = {s.name: "not run (guard pass only)" for s in chosen}
+        result = report.build(chosen, {}, not_run, empty, None, gpus, 0.0, command)
+    known = {row["name"] for row in result["scenarios"]}
+    missing = [s for s in chosen if s.name not in known]
+    if missing:  # scenarios newer than the report: rows without the unguarded run
+        extra = report.build(missing, {}, {s.name: "not run (guard pass only)" for s in missing},
+                             lintloop.LintLoop(status="not run"), None, gpus, 0.0, command)
+        result["scenarios"] += extra["scenarios"]
+    report.add_guard(result, chosen, observed, skipped, command, time.monotonic() - started)
+    report.write(result, outdir, with_chart=False)  # the benchmark did not run again
+    print(report.summary_text(result))
+    verdicts = [judge.guard_check(s, observed[s.name])[0] for s in to_run]
+    return 0 if all(v in judge.GUARD_GOOD for v in verdicts) else 1

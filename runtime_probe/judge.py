@@ -73,3 +73,41 @@ def rule_status(rows: list[dict]) -> str:
     if kinds != {"bad", "fixed"}:
         return "partial: no " + ("fixed" if "bad" in kinds else "bad") + " scenario run"
     return CONFIRMED
+
+
+# --- The runtime guard's pass (every scenario again under `python -m tfproc_lint.guard`) -----------
+GUARD_CAUGHT = "caught"  # a bad scenario: the guard reported its rule and the run ended by itself
+GUARD_CLEAN = "clean"  # a fixed scenario: ran ok, and the guard reported nothing
+GUARD_GOOD = (GUARD_CAUGHT, GUARD_CLEAN)
+
+
+def guard_check(scenario: Scenario, obs: Observation) -> tuple[str, str]:
+    """(verdict, detail) of the guard's run of a scenario."""
+    codes = ", ".join(obs.guard_codes)
+    if obs.outcome == PROBE_ERROR:
+        return PROBE_ERROR, obs.detail
+    if scenario.kind != "bad":
+        if obs.guard_codes:
+            return "false alarm", f"reported {codes}; {obs.summary()}"
+        if obs.outcome != "ok":
+            return "not ok", obs.summary()
+        return GUARD_CLEAN, f"ok in {obs.duration_s:.0f} s"
+    killed = obs.outcome in ("hang", "lost task") and "killed after" in obs.detail
+    if scenario.rule in obs.guard_codes:
+        if killed:
+            return "named, still hung", f"reported {codes}; {obs.summary()}"
+        return GUARD_CAUGHT, f"{codes}: {obs.outcome} after {obs.duration_s:.0f} s"
+    if obs.guard_codes:
+        return "other rule", f"reported {codes}, not {scenario.rule}; {obs.summary()}"
+    return "missed", obs.summary()
+
+
+def guard_counts(rows: list[dict]) -> str:
+    """'bad 5/6 caught, fixed 3/3 clean' over the rows the guard ran."""
+    ran = [r for r in rows if r.get("guard") and not r["guard"]["verdict"].startswith("skipped")]
+    parts = [
+        f"{kind} {sum(r['guard']['verdict'] == good for r in of_kind)}/{len(of_kind)} {good}"
+        for kind, good in (("bad", GUARD_CAUGHT), ("fixed", GUARD_CLEAN))
+        if (of_kind := [r for r in ran if r["kind"] == kind])
+    ]
+    return ", ".join(parts) or "not run"

@@ -54,19 +54,27 @@ def kill_kernel_group(client: NotebookClient, pid: int | None) -> None:
             pass
 
 
-def run(path: str) -> int:
+GUARD_CELL = "%load_ext tfproc_lint.guard"
+
+
+def run(path: str, guard: bool = False) -> int:
+    """Run the notebook's code cells in order; `guard`: load tfproc-lint's runtime guard in the kernel
+    first (a cell of its own, not counted in the cell numbers)."""
     notebook = nbformat.read(path, as_version=4)
+    if guard:
+        notebook.cells.insert(0, nbformat.v4.new_code_cell(GUARD_CELL))
     client = NotebookClient(notebook, timeout=None, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": os.getcwd()}})
     code, pid = 0, None
     try:
         with client.setup_kernel():
             pid = kernel_pid(client)
-            for number, cell in enumerate(notebook.cells, start=1):
+            for index, cell in enumerate(notebook.cells):
+                number = index if guard else index + 1
                 if cell.cell_type != "code":
                     continue
                 try:
-                    client.execute_cell(cell, number - 1)
+                    client.execute_cell(cell, index)
                 except CellExecutionError as error:
                     print_outputs(cell)
                     sys.stderr.write(failure(number, error))
@@ -79,4 +87,5 @@ def run(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run(sys.argv[1]))
+    arguments = sys.argv[1:]
+    sys.exit(run(arguments[-1], guard="--guard" in arguments[:-1]))

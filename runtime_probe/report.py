@@ -80,6 +80,36 @@ def build(scenarios, observed, skipped, loop, bench, gpus, wall_s, command) -> d
     }
 
 
+def add_guard(result: dict, scenarios, observed, skipped, command: str, wall_s: float) -> dict:
+    """Put the guard pass's outcome in each scenario row it ran (`guard`), its summary per rule and
+    for the run (`guard` at the top: when and how it ran)."""
+    by_name = {s.name: s for s in scenarios}
+    for row in result["scenarios"]:
+        scenario = by_name.get(row["name"])
+        if scenario is None:
+            continue
+        if row["name"] in skipped:
+            row["guard"] = {"verdict": skipped[row["name"]], "detail": "", "codes": [], "observation": None}
+            continue
+        obs = observed[row["name"]]
+        verdict, detail = judge.guard_check(scenario, obs)
+        row["guard"] = {"verdict": verdict, "detail": detail, "codes": obs.guard_codes,
+                        "observation": obs.to_dict()}
+    for code, info in result["rules"].items():
+        info["guard"] = judge.guard_counts([r for r in result["scenarios"] if r["rule"] == code])
+    guarded = [r for r in result["scenarios"] if r.get("guard") and not r["guard"]["verdict"].startswith("skipped")]
+    previous = result.get("guard") or {}
+    runs = previous.get("runs") or ([{k: previous[k] for k in ("created", "command", "wall_s")}] if previous else [])
+    runs.append({
+        "created": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "command": command,
+        "wall_s": round(wall_s, 1),
+        "scenarios": len([s for s in scenarios if s.name not in skipped]),
+    })
+    result["guard"] = {"runs": runs, "summary": judge.guard_counts(guarded)}
+    return result
+
+
 def _counts(rows: list[dict]) -> str:
     """'bad 3/3, fixed 4/4 (2 skipped)': confirmed / run per kind."""
     ran = [r for r in rows if not r["verdict"].startswith("skipped")]
@@ -119,18 +149,38 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join("| " + " | ".join(str(c).replace("|", "\\|") for c in line) + " |" for line in lines)
 
 
+RULE_HEADER = ["rule", "runtime", "scenarios", "lint", "auto-fix"]
+SCENARIO_HEADER = ["scenario", "kind", "expected", "observed", "verdict"]
+
+
 def _rule_rows(report: dict) -> list[list[str]]:
+    guard = "guard" in report
     return [
         [code, info["status"], info["counts"], info["lint"], info["autofix"]]
+        + ([info.get("guard", "-")] if guard else [])
         for code, info in report["rules"].items()
     ]
 
 
+def _guard_cell(row: dict, width: int) -> str:
+    guard = row.get("guard")
+    if not guard:
+        return "not run"
+    return _cut(f"{guard['verdict']} ({guard['detail']})" if guard["detail"] else guard["verdict"], width)
+
+
 def _scenario_rows(report: dict, width: int) -> list[list[str]]:
+    guard = "guard" in report
     return [
         [s["name"], s["kind"], _cut(s["expected"], width), _cut(s["observed"], width), s["verdict"]]
+        + ([_guard_cell(s, width)] if guard else [])
         for s in report["scenarios"]
     ]
+
+
+def _headers(report: dict) -> tuple[list[str], list[str]]:
+    extra = ["guard"] if "guard" in report else []
+    return RULE_HEADER + extra, SCENARIO_HEADER + extra
 
 
 def _fmt(stats: dict | None, digits: int = 0) -> str:
@@ -184,12 +234,13 @@ def verdicts(bench: dict) -> list[str]:
 
 
 def summary_text(report: dict) -> str:
+    rule_header, scenario_header = _headers(report)
     parts = [
         "Rules",
-        _table(["rule", "runtime", "scenarios", "lint", "auto-fix"], _rule_rows(report)),
+        _table(rule_header, _rule_rows(report)),
         "",
         "Scenarios",
-        _table(["scenario", "kind", "expected", "observed", "verdict"], _scenario_rows(report, 60)),
+        _table(scenario_header, _scenario_rows(report, 60)),
         "",
         f"Lint loop: {report['lint']['status']}",
     ]
@@ -202,12 +253,15 @@ def summary_text(report: dict) -> str:
         parts += ["", *verdicts(bench)]
     elif bench:
         parts += ["", f"Benchmark failed: {bench['error']}"]
+    if "guard" in report:
+        parts += ["", f"Guard: {report['guard']['summary']} (wall {report['guard']['runs'][-1]['wall_s']:.0f} s)"]
     parts += ["", f"Result: {report['result']} (wall {report['environment']['wall_s']:.0f} s)"]
     return "\n".join(parts)
 
 
 def markdown(report: dict) -> str:
     env = report["environment"]
+    rule_header, scenario_header = _headers(report)
     parts = [
         "# tfproc-lint runtime probe",
         "",
@@ -216,11 +270,12 @@ def markdown(report: dict) -> str:
         "",
         "## Rules",
         "",
-        _md_table(["rule", "runtime", "scenarios", "lint", "auto-fix"], _rule_rows(report)),
+        _md_table(rule_header, _rule_rows(report)),
         "",
+        *_guard_note(report),
         "## Scenarios: expected vs observed",
         "",
-        _md_table(["scenario", "kind", "expected", "observed", "verdict"], _scenario_rows(report, 160)),
+        _md_table(scenario_header, _scenario_rows(report, 160)),
         "",
         f"## Lint loop: {report['lint']['status']}",
         "",
@@ -256,6 +311,23 @@ def markdown(report: dict) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _guard_note(report: dict) -> list[str]:
+    guard = report.get("guard")
+    if not guard:
+        return []
+    return [
+        (f"Guard column: every scenario run again under the runtime guard (`python -m tfproc_lint.guard "
+         f"SCENARIO`; notebooks with `%load_ext tfproc_lint.guard` first): {guard['summary']}. A bad scenario "
+         "is *caught* when the guard reported its rule and the run ended by itself; a fixed one is *clean* when "
+         "it ran ok and the guard reported nothing. Rules the guard cannot see at run time (TFP3xx: speed and "
+         "memory; slow but working patterns) show as *missed*. Runs (a later run's rows replace an earlier "
+         "one's): " + "; ".join(
+             f"{run['created']}, {run.get('scenarios', '?')} scenarios, wall {run['wall_s']:.0f} s: `{run['command']}`"
+             for run in guard["runs"])),
+        "",
+    ]
+
+
 def chart(bench: dict, path: Path) -> None:
     """Throughput, start-up and worker memory per pattern and workload, medians with min–max."""
     import matplotlib
@@ -289,13 +361,13 @@ def chart(bench: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def write(report: dict, outdir: Path) -> list[Path]:
+def write(report: dict, outdir: Path, with_chart: bool = True) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     written = [outdir / "report.json", outdir / "report.md"]
     written[0].write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     written[1].write_text(markdown(report), encoding="utf-8")
     bench = report.get("benchmark")
-    if bench and "summary" in bench:
+    if bench and "summary" in bench and with_chart:
         chart(bench, outdir / "benchmark.png")
         written.append(outdir / "benchmark.png")
     return written

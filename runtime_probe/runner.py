@@ -46,6 +46,7 @@ class Observation:
     leftovers: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
     stderr_tail: str = ""
+    guard_codes: list[str] = field(default_factory=list)  # rule codes the runtime guard reported
 
     def summary(self) -> str:
         if self.outcome == "exception":
@@ -91,6 +92,7 @@ def classify(run: ProcessRun) -> Observation:
         result=result,
         leftovers=run.leftovers,
         stderr_tail="\n".join(run.stderr.splitlines()[-15:]),
+        guard_codes=guard_codes(run.stderr),
     )
 
     def exception(tb: tracebacks.Traceback) -> Observation:
@@ -136,6 +138,14 @@ def classify(run: ProcessRun) -> Observation:
     return obs
 
 
+GUARD_CODE = re.compile(r"\b(TFP\d{3}): ")  # the guard's messages: "TFP201: ... Fix: ..."
+
+
+def guard_codes(stderr: str) -> list[str]:
+    """The rule codes of the runtime guard's errors and warnings in a run's stderr, first seen first."""
+    return list(dict.fromkeys(GUARD_CODE.findall(stderr)))
+
+
 def _cannot_open(match: re.Match) -> str:
     if match.group("errno") == "2":
         return f"scenario file not found: {match.group('path')}"
@@ -153,14 +163,16 @@ def scenario_env(tmpdir: str) -> dict:
 
 
 def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: float | None = IDLE_S,
-                 python: str = sys.executable) -> Observation:
+                 python: str = sys.executable, guard: bool = False) -> Observation:
+    """Run one scenario; `guard`: under tfproc-lint's runtime guard (`python -m tfproc_lint.guard`, or
+    the notebook's kernel with `%load_ext tfproc_lint.guard` before its cells)."""
     path = scenario.path.absolute()  # the scenario runs in a directory of its own
     if not path.is_file():
         return Observation(PROBE_ERROR, 0.0, detail=f"scenario file not found: {path}")
     tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
-    argv = [python, str(path)]
+    argv = [python, *(["-m", "tfproc_lint.guard"] if guard else []), str(path)]
     if path.suffix == ".ipynb":  # its cells run in a Jupyter kernel, in the same directory
-        argv = [python, "-m", "runtime_probe.notebook_runner", str(path)]
+        argv = [python, "-m", "runtime_probe.notebook_runner", *(["--guard"] if guard else []), str(path)]
     try:
         run = execute(
             argv,

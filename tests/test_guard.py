@@ -1,0 +1,286 @@
+"""The runtime guard (tfproc_lint.guard) on real programs, each run in a process of its own through
+`python -m tfproc_lint.guard`. The tests without TensorFlow stand in for its objects with classes
+whose module and name are TensorFlow's (what the guard goes by) and that refuse to pickle as
+TensorFlow's do; test_guard_tensorflow.py runs the real thing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import run_env
+
+FAKE_SESSION = '''
+class BaseSession:
+    def __reduce__(self):
+        raise TypeError("cannot pickle 'Graph' object")
+
+BaseSession.__module__ = "tensorflow.python.client.session"
+
+
+class Session(BaseSession):
+    pass
+
+Session.__module__ = "tensorflow.python.client.session"
+'''
+
+
+def guarded(tmp_path, source: str, *args: str, timeout: float = 120, name: str = "prog.py"):
+    script = tmp_path / name
+    script.write_text(textwrap.dedent(source), encoding="utf-8")
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(script), *args], cwd=tmp_path,
+                          env=run_env(), capture_output=True, text=True, timeout=timeout, start_new_session=True)
+    proc.duration = time.monotonic() - started
+    return proc
+
+
+def test_runs_the_script_as_main_with_its_arguments_and_exit_code(tmp_path):
+    proc = guarded(tmp_path, """
+        import sys
+        import tfproc_lint.guard
+        print(__name__, sys.argv[1:], tfproc_lint.guard.installed(), sys.path[0] == __file__.rpartition("/")[0])
+        sys.exit(3)
+    """, "a", "--b")
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.split("\n")[0] == "__main__ ['a', '--b'] True True"
+
+
+def test_an_uncaught_exception_exits_1_with_its_traceback(tmp_path):
+    proc = guarded(tmp_path, "raise KeyError('boom')\n")
+    assert proc.returncode == 1
+    assert "KeyError: 'boom'" in proc.stderr
+
+
+def test_usage(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard"], capture_output=True, text=True, env=run_env())
+    assert proc.returncode == 2 and "usage:" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(tmp_path / "nope.py")],
+                          capture_output=True, text=True, env=run_env())
+    assert proc.returncode == 2 and "can't open file" in proc.stderr
+
+
+def test_loads_neither_libcst_nor_the_linter_nor_tensorflow(tmp_path):
+    proc = guarded(tmp_path, """
+        import sys
+        heavy = ("libcst", "tensorflow", "tfproc_lint.engine", "tfproc_lint.rules", "tfproc_lint.analysis")
+        print(sorted(m for m in sys.modules if m.startswith(heavy)))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_spawned_workers_reimport_the_script_and_run_guarded(tmp_path, method):
+    proc = guarded(tmp_path, f"""
+        import multiprocessing as mp
+        import tfproc_lint.guard
+
+        def work(x):
+            return x * 2, tfproc_lint.guard.installed(), __name__
+
+        if __name__ == "__main__":
+            with mp.get_context({method!r}).Pool(2) as pool:
+                print(pool.map(work, [1, 2]))
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[(2, True, '__mp_main__'), (4, True, '__mp_main__')]"
+
+
+def test_a_session_sent_to_pool_tasks_names_tfp101_the_object_and_the_route(tmp_path):
+    proc = guarded(tmp_path, FAKE_SESSION + """
+import multiprocessing as mp
+
+def work(sess):
+    return 1
+
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(2) as pool:
+        try:
+            pool.map(work, [Session()])
+        except TypeError as exc:  # still the error type the program may catch
+            print("caught", type(exc).__name__)
+            raise
+""")
+    assert proc.returncode == 1
+    assert "caught TFP101TypeError" in proc.stdout
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "TFP101: a tf.compat.v1.Session (tensorflow.python.client.session.Session) cannot be sent through a Pool " \
+           "task" in last
+    assert "cannot pickle 'Graph' object" in last and "Fix:" in last
+
+
+def test_a_bound_method_holding_a_session_is_tfp103(tmp_path):
+    proc = guarded(tmp_path, FAKE_SESSION + """
+import multiprocessing as mp
+
+class Scorer:
+    def __init__(self):
+        self.sess = Session()
+
+    def score(self, x):
+        return x
+
+if __name__ == "__main__":
+    with mp.get_context("spawn").Pool(1) as pool:
+        pool.map(Scorer().score, [1])
+""")
+    assert proc.returncode == 1
+    assert "TFP103: a tf.compat.v1.Session" in proc.stderr
+    assert "held by the object of the bound method" in proc.stderr
+
+
+def test_a_session_given_to_a_spawned_process_names_the_process_route(tmp_path):
+    proc = guarded(tmp_path, FAKE_SESSION + """
+import multiprocessing as mp
+
+def work(sess):
+    pass
+
+if __name__ == "__main__":
+    mp.get_context("spawn").Process(target=work, args=(Session(),)).start()
+""")
+    assert proc.returncode == 1
+    assert "TFP101: a tf.compat.v1.Session" in proc.stderr
+    assert "a Process's target and arguments (start method spawn or forkserver)" in proc.stderr
+
+
+def test_a_queue_item_that_cannot_be_pickled_is_an_error_not_a_wait_forever(tmp_path):
+    # Without the guard the feeder thread prints the pickling error and `get()` waits forever.
+    proc = guarded(tmp_path, FAKE_SESSION + """
+import multiprocessing as mp
+
+def consume(queue, results):
+    results.put(queue.get() is not None)
+
+if __name__ == "__main__":
+    ctx = mp.get_context("fork")
+    queue, results = ctx.Queue(), ctx.Queue()
+    consumer = ctx.Process(target=consume, args=(queue, results), daemon=True)
+    consumer.start()
+    queue.put(Session())
+    print(results.get())
+""", timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("tfproc_lint.guard.errors.TFP101Error: TFP101: a tf.compat.v1.Session"), last
+    assert "a multiprocessing Queue (put, pickled later in its feeder thread)" in last
+    assert proc.duration < 30
+
+
+def test_plain_pickling_errors_stay_as_they_were(tmp_path):
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+import threading
+
+def work(lock):
+    pass
+
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(1) as pool:
+        pool.map(work, [threading.Lock()])
+""")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == "TypeError: cannot pickle '_thread.lock' object"
+    assert "TFP" not in proc.stderr
+
+
+def test_setting_the_start_method_twice_is_tfp203_with_the_first_place(tmp_path):
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+
+def use_spawn():
+    mp.set_start_method("spawn")
+
+if __name__ == "__main__":
+    use_spawn()
+    use_spawn()
+""")
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "StartMethodError: TFP203: set_start_method('spawn') at " in last
+    assert "prog.py:5 in use_spawn after the start method was set already (first set at " in last
+    assert "context has already been set" in last
+
+
+def test_a_pool_started_at_import_under_spawn_is_tfp202_not_a_lost_task(tmp_path):
+    # Without the guard every spawned worker dies re-importing the script and the pool replaces it forever.
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+
+def double(x):
+    return 2 * x
+
+mp.set_start_method("spawn")
+with mp.Pool(2) as pool:
+    print(pool.map(double, [1, 2]))
+""", timeout=90)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "WorkerBootstrapError: TFP202: spawned worker process" in proc.stderr
+    assert proc.duration < 60
+
+
+def test_a_fork_child_without_tensorflow_is_left_alone(tmp_path):
+    proc = guarded(tmp_path, """
+import os
+
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "7" and not proc.stderr
+
+
+def test_install_is_idempotent_and_keeps_os_environ(tmp_path):
+    proc = guarded(tmp_path, """
+import os
+import tfproc_lint.guard
+
+before = os.environ
+tfproc_lint.guard.install()
+tfproc_lint.guard.install()
+os.environ["TF_NUM_INTRAOP_THREADS"] = "1"  # the runtime did not start: nothing to say
+print(os.environ is before, os.environ["TF_NUM_INTRAOP_THREADS"], os.getenv("TF_NUM_INTRAOP_THREADS"))
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "True 1 1" and not proc.stderr
+
+
+def test_joblib_loky_tasks_get_the_rule_as_the_cause_of_their_pickling_error(tmp_path):
+    pytest.importorskip("joblib")
+    proc = guarded(tmp_path, FAKE_SESSION + """
+from joblib import Parallel, delayed
+
+def work(sess):
+    return 1
+
+if __name__ == "__main__":
+    Parallel(n_jobs=2)(delayed(work)(Session()) for _ in range(2))
+""")
+    assert proc.returncode == 1
+    assert "PicklingError: Could not pickle the task to send it to the workers." in proc.stderr
+    assert "TFP101: a tf.compat.v1.Session (tensorflow.python.client.session.Session) cannot be sent through " \
+           "a joblib.Parallel task (loky backend)" in proc.stderr
+
+
+class Holder:
+    def method(self):
+        return self
+
+
+def test_what_a_worker_unpickles_is_recognised_as_a_bound_method_or_closure():
+    import pickle
+
+    from tfproc_lint.guard.crossing import _how_pickled
+
+    assert _how_pickled(pickle.dumps(Holder().method)) == ""  # getattr(obj, name): Keras models use it too
+    assert _how_pickled(pickle.dumps([1, "getattr", {"builtins": 2}])) == ""
+    dill = pytest.importorskip("dill")
+    captured = 3
+    assert "closure" in _how_pickled(dill.dumps(lambda: captured))

@@ -1,0 +1,72 @@
+"""The probe's guard pass on tiny scripts without TensorFlow: a scenario run under the guard, the rule
+codes read from its stderr, the guard verdicts, and the report's guard column (merged runs)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from runtime_probe import catalog, judge, lintloop, report, runner
+
+FAKE_SESSION_POOL = '''
+import multiprocessing as mp
+
+class BaseSession:
+    def __reduce__(self):
+        raise TypeError("cannot pickle 'Graph' object")
+
+BaseSession.__module__ = "tensorflow.python.client.session"
+
+def work(sess):
+    return 1
+
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(1) as pool:
+        pool.map(work, [BaseSession()])
+'''
+
+
+def scenario(tmp_path: Path, name: str, body: str, rule: str, kind: str) -> catalog.Scenario:
+    expect = {"outcome": "ok"} if kind == "fixed" else {"outcome": "exception", "type": "TypeError"}
+    meta = {"rule": rule, "kind": kind, "expect": expect, "timeout": 60}
+    path = tmp_path / f"{name}.py"
+    path.write_text(f"PROBE = {meta!r}\n" + textwrap.dedent(body), encoding="utf-8")
+    return catalog.load(path)
+
+
+def test_guard_codes_are_read_from_the_guards_messages_only():
+    stderr = "TFP201 in a comment\nForkAfterStartError: TFP201: an op ran\nGuardWarning: TFP403: set\nTFP201: again"
+    assert runner.guard_codes(stderr) == ["TFP201", "TFP403"]
+
+
+def test_a_bad_scenario_run_under_the_guard_is_caught_and_a_fixed_one_is_clean(tmp_path):
+    bad = scenario(tmp_path, "bad", FAKE_SESSION_POOL, "TFP101", "bad")
+    fixed = scenario(tmp_path, "fixed", "from runtime_probe.support import report\nreport(1, 1)\n", "TFP101", "fixed")
+    other = scenario(tmp_path, "other", FAKE_SESSION_POOL, "TFP102", "bad")
+    plain = runner.run_scenario(bad)
+    assert plain.guard_codes == [] and plain.exc_type == "TypeError"
+    observed = {s.name: runner.run_scenario(s, guard=True) for s in (bad, fixed, other)}
+    assert observed["bad"].guard_codes == ["TFP101"]
+    assert observed["bad"].exc_type == "tfproc_lint.guard.errors.TFP101TypeError"
+    assert judge.guard_check(bad, observed["bad"])[0] == judge.GUARD_CAUGHT
+    assert judge.guard_check(fixed, observed["fixed"])[0] == judge.GUARD_CLEAN
+    assert judge.guard_check(other, observed["other"])[0] == "other rule"
+
+    base = report.build([bad, fixed, other], {}, {s.name: "not run (guard pass only)" for s in (bad, fixed, other)},
+                        lintloop.LintLoop(status="not run"), None, 0, 0.0, "first")
+    report.add_guard(base, [bad, fixed], observed, {}, "guard run 1", 1.0)
+    report.add_guard(base, [other], observed, {}, "guard run 2", 2.0)
+    assert [run["command"] for run in base["guard"]["runs"]] == ["guard run 1", "guard run 2"]
+    assert base["rules"]["TFP101"]["guard"] == "bad 1/1 caught, fixed 1/1 clean"
+    assert base["rules"]["TFP102"]["guard"] == "bad 0/1 caught"
+    text = report.markdown(base)
+    assert "| rule | runtime | scenarios | lint | auto-fix | guard |" in text
+    assert "| bad | " in text and "caught (TFP101: exception after" in text
+    assert "`guard run 1`" in text and "`guard run 2`" in text
+
+
+def test_a_missed_hang_is_not_caught(tmp_path):
+    bad = scenario(tmp_path, "sleepy", "import time\ntime.sleep(60)\n", "TFP201", "bad")
+    obs = runner.run_scenario(bad, guard=True, timeout=3, idle_s=None)
+    assert obs.outcome == "hang"
+    assert judge.guard_check(bad, obs)[0] == "missed"

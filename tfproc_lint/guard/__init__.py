@@ -1,0 +1,54 @@
+"""The runtime guard: run a program with TensorFlow and multiprocessing, and turn the silent hangs
+(and the errors that say nothing of the cause) into errors that name the tfproc-lint rule.
+
+    python -m tfproc_lint.guard script.py [args...]
+    pytest --tfproc-guard
+    import tfproc_lint.guard; tfproc_lint.guard.install()
+    %load_ext tfproc_lint.guard
+
+Loaded into the user's program: it imports neither LibCST nor the linter, and TensorFlow only when the
+program does (see watch.py). What it checks: README.md, "Runtime guard".
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .errors import GuardError, GuardWarning
+
+__all__ = ["GuardError", "GuardWarning", "install", "installed", "load_ipython_extension"]
+
+_installed = False
+
+
+def installed() -> bool:
+    return _installed
+
+
+def install() -> None:
+    """Install the guard in this process (and, through multiprocessing, in the workers it starts)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    from . import alarm, crossing, environ, tfhooks, watch
+
+    alarm.install()
+    os.register_at_fork(after_in_child=crossing.after_fork_child)
+    environ.install()
+    import multiprocessing
+
+    crossing.patch(multiprocessing)
+    watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
+                 "joblib": crossing.patch_joblib})
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext tfproc_lint.guard`: install the guard in the kernel."""
+    from . import alarm
+
+    install()
+    ipython.events.register("pre_run_cell", lambda *args: alarm.reset())  # each cell gets its worker error
+    print("tfproc-guard installed: TFP101-103, TFP201-204 and TFP401-403 are checked at run time",
+          file=sys.stdout)

@@ -1,0 +1,341 @@
+"""Hooks in multiprocessing (and its dill-based fork `multiprocess`): what crosses a process route,
+how processes start, and what happens in forked and spawned children.
+
+- pickling a task, a Process, a queue item or a Manager call fails on a TensorFlow object: the error
+  names TFP101/102/103, the object and the route (in the parent, where it is raised anyway; a Queue's
+  feeder thread only prints it, so the guard raises it in the main thread);
+- a worker cannot unpickle what it was sent (a Keras layer it cannot rebuild, a function defined in a
+  notebook cell): the worker would die and its pool wait forever, so it tells the parent (TFP102/204);
+- spawned and forkserver children install the guard before they re-import the main module (a value
+  in the preparation data that multiprocessing sends them); one that starts processes while being
+  imported fails with TFP202, a second set_start_method with TFP203;
+- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import alarm, errors, objects, state
+
+GUARD_KEY = "tfproc_guard"  # unknown keys of the preparation data are ignored by multiprocessing
+_last_loaded = None  # in a child forked after the runtime started: the last thing it unpickled
+_loading = None  # ... and what it is unpickling now (a Keras model runs ops while rebuilt)
+_start_method_set_at: str | None = None
+_importing_main = False
+_patched: set[str] = set()
+
+# Frames of multiprocessing's own code on the stack of a failed pickling: the route it was taking.
+ROUTES = (
+    ("_handle_tasks", "a Pool task (map, apply, imap and friends)"),
+    ("_launch", "a Process's target and arguments (start method spawn or forkserver)"),
+    ("_callmethod", "a Manager proxy call"),
+    ("_process_worker", "a ProcessPoolExecutor result"),
+    ("_feed", "a multiprocessing Queue (put, pickled later in its feeder thread)"),
+    ("worker", "a Pool worker's result"),
+)
+
+
+def route() -> str:
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_name
+        for function, text in ROUTES:
+            if name == function:
+                if name == "_feed":
+                    owner = getattr(frame.f_locals.get("onerror"), "__self__", None)
+                    if type(owner).__name__ == "_SafeQueue":
+                        return "a ProcessPoolExecutor task (submit, map)"
+                return text
+        frame = frame.f_back
+    return "a multiprocessing connection (Queue, Pipe or SimpleQueue)"
+
+
+def crossing_error(exc: BaseException, obj, where: str) -> errors.GuardError | None:
+    """The guard's error for a pickling failure on `obj`, when TensorFlow is involved."""
+    if isinstance(exc, errors.GuardError):
+        return None
+    found = objects.find(obj)
+    if found is None:
+        text = str(exc)
+        if not any(mark in text for mark in ("'Graph'", "FuncGraph", "SymbolicTensor", "dtype variant")):
+            return None
+        found = objects.Found("TFP101" if "'Graph'" in text else "TFP102", "a TensorFlow object", "")
+    how = f", {found.how}," if found.how else ""
+    message = (f"{found.what}{how} cannot be sent through {where}: {type(exc).__name__}: "
+               f"{str(exc).splitlines()[0] if str(exc) else ''}")
+    return errors.crossing_class(found.code, type(exc))(errors.text(found.code, message))
+
+
+def fork_child_error(what: str) -> errors.GuardError:
+    """TFP201 for a child forked after the parent's runtime started that now runs TensorFlow; TFP101/102/103
+    when a TensorFlow object it received (task, Process arguments) is what it runs."""
+    process = sys.modules.get("multiprocessing.process")
+    current = process.current_process() if process else None
+    sent = (_last_loaded, getattr(current, "_target", None), getattr(current, "_args", None),
+            getattr(current, "_kwargs", None))
+    found = objects.find(sent)
+    if found is None and _loading is not None and any(m.encode() in bytes(_loading) for m in objects.TF_MODULES):
+        how = _how_pickled(bytes(_loading))
+        found = objects.Found("TFP103" if how else "TFP102", "a TensorFlow or Keras object, unpickled here,", how)
+    base = (f"{what} ran in process {os.getpid()}, forked from process {state.forked_from} after "
+            f"{state.start_text()}; the runtime's thread pools did not survive the fork, so this would hang")
+    if found is not None and found.code == "TFP101" and "Session" not in found.what:
+        found = None  # graph tensors and graphs reach forked children intact: the parent's start is the hazard
+    if found is None:
+        return errors.make("TFP201", base)
+    how = f", {found.how}," if found.how else ""
+    message = f"{found.what}{how} was sent to a forked worker and used there (TFP201 too): {base}"
+    return errors.crossing_class(found.code, RuntimeError)(
+        errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}")
+
+
+# How dill and cloudpickle spell a function rebuilt with its closure.
+CLOSURE_MAKERS = ("_create_function", "_make_function", "_create_cell", "_make_cell", "_make_empty_cell")
+
+
+def _how_pickled(data: bytes) -> str:
+    """Whether what a worker is unpickling holds the object through a bound method or a closure (TFP103)."""
+    import pickletools
+
+    strings = []
+    try:
+        for opcode, arg, _ in pickletools.genops(data):
+            if opcode.name == "GLOBAL":
+                strings += str(arg).split(" ", 1)
+            elif isinstance(arg, str):
+                strings.append(arg)
+    except Exception:  # noqa: BLE001 - a truncated or unusual pickle: no answer
+        pass
+    # A bound method pickles as getattr(obj, name), but so do parts of a Keras model: only closures
+    # (rebuilt by dill and cloudpickle) are told apart here.
+    if any(name in CLOSURE_MAKERS for name in strings):
+        return "held by a bound method's object, a closure or a lambda sent to the worker"
+    return ""
+
+
+def _loading_error(exc: BaseException) -> errors.GuardError | None:
+    """In a worker: what it was sent cannot be rebuilt here."""
+    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    main = sys.modules.get("__main__")
+    if isinstance(exc, AttributeError) and "on <module '__main__'" in str(exc) and not getattr(main, "__file__", None):
+        return errors.crossing_class("TFP204", RuntimeError)(errors.text(
+            "TFP204", f"worker process {os.getpid()} cannot find the function it was sent in the main module "
+                      f"(defined in a notebook cell or an interactive session): {text}"))
+    tb, in_tensorflow = exc.__traceback__, False
+    while tb is not None:
+        in_tensorflow = in_tensorflow or any(f"{os.sep}{m}{os.sep}" in tb.tb_frame.f_code.co_filename
+                                             for m in objects.TF_MODULES)
+        tb = tb.tb_next
+    if not in_tensorflow and not any(m in str(exc) for m in ("keras", "tensorflow")):
+        return None
+    return errors.crossing_class("TFP102", RuntimeError)(errors.text(
+        "TFP102", f"worker process {os.getpid()} cannot rebuild the TensorFlow or Keras object it was sent "
+                  f"({text}); the worker dies and its pool waits for it forever"))
+
+
+def patch(package) -> None:
+    """Hook one multiprocessing package (`multiprocessing` or `multiprocess`) once."""
+    name = package.__name__
+    if name in _patched:
+        return
+    _patched.add(name)
+    modules = {part: __import__(f"{name}.{part}", fromlist=["_"])
+               for part in ("reduction", "queues", "spawn", "context", "process")}
+    _patch_pickler(modules["reduction"], name)
+    queue_cls = modules["queues"].Queue
+    queue_cls._on_queue_feeder_error = staticmethod(_feeder_error(queue_cls._on_queue_feeder_error))
+    spawn = modules["spawn"]
+    original = spawn.get_preparation_data
+
+    def get_preparation_data(*args, **kwargs):
+        data = original(*args, **kwargs)
+        data[GUARD_KEY] = Bootstrap(os.getpid(), alarm.listening(), _importable_from())
+        return data
+
+    spawn.get_preparation_data = get_preparation_data
+    context = modules["context"]
+    for cls in (context.DefaultContext,):
+        cls.set_start_method = _set_start_method(cls.set_start_method)
+    package.set_start_method = context._default_context.set_start_method
+
+
+def patch_joblib(joblib) -> None:
+    """joblib's default (loky) backend pickles tasks in its own feeder thread and raises a bare
+    `PicklingError: Could not pickle the task`: give it the guard's error as the cause it prints."""
+    if "joblib" in _patched:
+        return
+    _patched.add("joblib")
+    try:
+        from joblib.externals.loky import process_executor
+    except ImportError:
+        return
+    queue_cls = process_executor._SafeQueue
+    original = queue_cls._on_queue_feeder_error
+
+    def on_queue_feeder_error(self, e, obj):
+        error = crossing_error(e, obj, "a joblib.Parallel task (loky backend)")
+        if error is not None:
+            error.__cause__ = e
+        return original(self, error or e, obj)
+
+    queue_cls._on_queue_feeder_error = on_queue_feeder_error
+
+
+def _importable_from() -> str:
+    """The folder that holds the tfproc_lint package (for a child whose sys.path lacks it)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _patch_pickler(reduction, package: str) -> None:
+    pickler = reduction.ForkingPickler
+    dumps, loads, dump = pickler.dumps.__func__, pickler.loads, reduction.dump
+
+    def guarded_dumps(cls, obj, protocol=None, *args, **kwargs):
+        try:
+            return dumps(cls, obj, protocol, *args, **kwargs)
+        except Exception as exc:
+            error = crossing_error(exc, obj, route())
+            if error is None:
+                raise
+            raise error from exc
+
+    def guarded_dump(obj, file, protocol=None, *args, **kwargs):
+        try:
+            return dump(obj, file, protocol, *args, **kwargs)
+        except Exception as exc:
+            error = crossing_error(exc, obj, route())
+            if error is None:
+                raise
+            raise error from exc
+
+    def guarded_loads(data, *args, **kwargs):
+        global _last_loaded, _loading
+        if state.forked_from:
+            _loading = data if isinstance(data, (bytes, bytearray, memoryview)) else None
+        try:
+            result = loads(data, *args, **kwargs)
+        except Exception as exc:
+            if isinstance(exc, errors.GuardError) or not (state.parent_pid or state.forked_from):
+                raise
+            error = _loading_error(exc)
+            if error is None:
+                raise
+            alarm.tell(error)
+            raise error from exc
+        finally:
+            _loading = None
+        if state.forked_from:
+            _last_loaded = result
+        return result
+
+    pickler.dumps = classmethod(guarded_dumps)
+    pickler.loads = staticmethod(guarded_loads)
+    reduction.dump = guarded_dump
+
+
+def _feeder_error(original):
+    def on_queue_feeder_error(e, obj):
+        if not isinstance(e, errors.GuardError):
+            return original(e, obj)
+        # The item is dropped and its consumer would wait forever: make it an error in this process.
+        print(f"tfproc-guard: {e}", file=sys.stderr, flush=True)
+        if alarm.listening():
+            alarm.send(os.getpid(), f"{e.code}\t{e}")
+        else:
+            alarm.tell(e)
+    return on_queue_feeder_error
+
+
+def _set_start_method(original):
+    def set_start_method(self, method, force=False):
+        global _start_method_set_at
+        try:
+            result = original(self, method, force)
+        except RuntimeError as exc:
+            if "already been set" not in str(exc):
+                raise
+            if _importing_main:
+                error = errors.make("TFP202", _bootstrap_text(exc))
+                alarm.tell(error)
+            else:
+                first = f" (first set at {_start_method_set_at})" if _start_method_set_at else ""
+                error = errors.make("TFP203", f"set_start_method({method!r}) at {state.where()} after the start "
+                                              f"method was set already{first}: {exc}")
+            raise error from exc
+        _start_method_set_at = _start_method_set_at or state.where()
+        return result
+    return set_start_method
+
+
+def _bootstrap_text(exc: BaseException) -> str:
+    return (f"spawned worker process {os.getpid()} re-imports the main module, which starts processes "
+            f"(or sets the start method) when imported: {type(exc).__name__}: {str(exc).splitlines()[0]}; "
+            "the worker dies and a pool replaces it forever")
+
+
+class Bootstrap:
+    """Sent to spawned and forkserver children in the preparation data; unpickling it installs the
+    guard there (through `exec`, so that a child that cannot import tfproc_lint just goes on)."""
+
+    def __init__(self, parent_pid: int, alarm_ok: bool, path: str):
+        self.args = (parent_pid, alarm_ok, path)
+
+    def __reduce__(self):
+        source = ("try:\n"
+                  " import sys\n"
+                  " from importlib.util import find_spec\n"
+                  f" if find_spec('tfproc_lint') is None: sys.path.append({self.args[2]!r})\n"
+                  " from tfproc_lint.guard import crossing\n"
+                  f" crossing.start_child({self.args[0]!r}, {self.args[1]!r})\n"
+                  "except Exception as exc:\n"
+                  " print('tfproc-guard: not installed in this worker:', exc, file=sys.stderr)\n")
+        return exec, (source, {})
+
+
+def start_child(parent_pid: int, alarm_ok: bool) -> None:
+    """In a spawned or forkserver child, before it re-imports the main module."""
+    from . import install
+
+    state.parent_pid, state.parent_alarm = parent_pid, alarm_ok
+    install()
+    for package in ("multiprocessing", "multiprocess"):
+        spawn = sys.modules.get(f"{package}.spawn")
+        if spawn is not None:
+            for name in ("_fixup_main_from_path", "_fixup_main_from_name"):
+                if hasattr(spawn, name):
+                    setattr(spawn, name, _fixup_main(getattr(spawn, name)))
+
+
+def _fixup_main(original):
+    def fixup(*args, **kwargs):
+        global _importing_main
+        _importing_main = True
+        try:
+            return original(*args, **kwargs)
+        except errors.GuardError:
+            raise
+        except RuntimeError as exc:
+            if "bootstrapping phase" not in str(exc) and "already been set" not in str(exc):
+                raise
+            error = errors.make("TFP202", _bootstrap_text(exc))
+            alarm.tell(error)
+            raise error from exc
+        finally:
+            _importing_main = False
+    return fixup
+
+
+def after_fork_child() -> None:
+    global _last_loaded
+    _last_loaded = None
+    alarm.after_fork_child()
+    state.parent_pid, state.parent_alarm = os.getppid(), alarm.listening()
+    state.forked_from = None
+    if state.started is None:
+        return
+    state.forked_from = state.parent_pid
+    from . import tfhooks
+
+    tfhooks.arm_fork_child()

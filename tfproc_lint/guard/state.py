@@ -1,0 +1,70 @@
+"""What the guard knows about this process: when and where TensorFlow's runtime started, and how
+this process came to be (forked from a parent whose runtime had started, spawned by a guarded one)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+# Frames in these folders are not "where": the user's line that called into them is.
+_LIBRARY_PARTS = tuple(os.sep + part + os.sep for part in (
+    "tensorflow", "keras", "tf_keras", "absl", "site-packages", "dist-packages", "multiprocessing",
+    "concurrent", "importlib", "collections", os.path.join("tfproc_lint", "guard"),
+))
+
+
+class Start:
+    def __init__(self, what: str, where: str, at: float, pid: int):
+        self.what = what  # "a tf.compat.v1.Session was created", ...
+        self.where = where  # "train.py:12 in main"
+        self.at = at  # time.time()
+        self.pid = pid
+
+    def describe(self) -> str:
+        return f"{self.what} at {self.where}"
+
+
+started: Start | None = None  # the runtime's start, in this process or inherited through fork
+forked_from: int | None = None  # the parent's pid, when this process was forked after `started`
+parent_pid: int | None = None  # a guarded parent to tell when an error here would leave it waiting
+parent_alarm = False  # whether that parent listens (see alarm.py)
+
+
+def where(skip: int = 1) -> str:
+    """The innermost caller outside TensorFlow, Keras, the standard library's process modules, installed
+    packages and the guard: `file:line in function` (the innermost frame of all when there is none)."""
+    frame = user_frame(skip + 1)
+    if frame is None:
+        return "an unknown place"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def user_frame(skip: int = 1):
+    frame = sys._getframe(skip + 1)
+    first = None
+    while frame is not None:
+        code = frame.f_code
+        if first is None:
+            first = frame
+        if not code.co_filename.startswith("<frozen") and not any(p in code.co_filename for p in _LIBRARY_PARTS):
+            break
+        frame = frame.f_back
+    return frame or first
+
+
+def record(what: str, skip: int = 1, place: str | None = None) -> None:
+    """The runtime started now (only the first start counts)."""
+    global started
+    if started is None:
+        started = Start(what, place or where(skip + 1), time.time(), os.getpid())
+
+
+def start_text() -> str:
+    """Where the runtime started, for messages: `... (in the parent, pid N, 3.1 s before the fork)`."""
+    if started is None:
+        return "TensorFlow's runtime has not started"
+    text = f"TensorFlow's runtime started when {started.describe()}"
+    if started.pid != os.getpid():
+        text += f" (in process {started.pid}, {time.time() - started.at:.1f} s ago, before this process was forked)"
+    return text

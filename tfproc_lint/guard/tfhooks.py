@@ -1,0 +1,132 @@
+"""Hooks in TensorFlow itself, set when the program imports it (see watch.py).
+
+- where the runtime starts: the eager context's initialisation (first op, Keras, device queries that
+  create devices), a TF1 Session's creation, device_lib's device listing;
+- settings made after the start (TFP402): the eager context's thread, device and memory setters;
+- in a child forked after the start (TFP201): every way to run an op or a session raises instead of
+  hanging (`arm_fork_child`).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+from . import alarm, errors, gpu, state
+
+CONTEXT = "tensorflow.python.eager.context"
+SESSION = "tensorflow.python.client.session"
+DEVICE_LIB = "tensorflow.python.client.device_lib"
+PYWRAP_TFE = "tensorflow.python.pywrap_tfe"
+# The eager context's setters behind tf.config's thread, device and memory settings (TFP402): the
+# public functions are bound into tf.config's namespaces at import, the context's methods are not.
+CONTEXT_SETTERS = ("set_visible_devices", "set_memory_growth", "set_logical_device_configuration")
+CONTEXT_PROPERTIES = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
+# What runs an op or a graph: the eager executors and the TF1 session's calls into C.
+EXECUTORS = ("TFE_Py_FastPathExecute", "TFE_Py_Execute", "TFE_Py_ExecuteCancelable")
+SESSION_RUNS = ("_call_tf_sessionrun", "_call_tf_sessionprun")
+
+_patched = False
+
+
+def patch() -> bool:
+    """Patch the TensorFlow modules already imported; False when TensorFlow is not (fully) imported."""
+    global _patched
+    context, session = sys.modules.get(CONTEXT), sys.modules.get(SESSION)
+    if _patched or context is None or session is None:
+        return _patched
+    _patched = True
+    current = getattr(context, "_context", None)
+    if current is not None and getattr(current, "_initialized", False):
+        state.record("TensorFlow was used before the guard was installed", place="an unknown place")
+    _patch_context(context.Context)
+    _patch_session(session.BaseSession)
+    device_lib = sys.modules.get(DEVICE_LIB)
+    if device_lib is None:
+        from tensorflow.python.client import device_lib
+    original = device_lib.list_local_devices
+
+    @functools.wraps(original)
+    def list_local_devices(*args, **kwargs):
+        result = original(*args, **kwargs)
+        state.record("device_lib.list_local_devices() created the devices", skip=1)
+        return result
+
+    device_lib.list_local_devices = list_local_devices
+    return True
+
+
+def _patch_context(cls) -> None:
+    original = cls.ensure_initialized
+
+    @functools.wraps(original)
+    def ensure_initialized(self):
+        if self._initialized:
+            return
+        original(self)
+        if self._initialized and state.started is None:
+            state.record("the eager context was initialised (first op, Keras model or device query)", skip=1)
+            gpu.check_worker_memory(self)
+
+    cls.ensure_initialized = ensure_initialized
+    for name in CONTEXT_SETTERS:
+        setattr(cls, name, _setter(getattr(cls, name), f"tf.config {name}()"))
+    for name in CONTEXT_PROPERTIES:
+        prop = getattr(cls, name)
+        setattr(cls, name, property(prop.fget, _setter(prop.fset, f"tf.config.threading set_{name}()"), prop.fdel,
+                                    prop.__doc__))
+
+
+def _setter(original, label: str):
+    @functools.wraps(original)
+    def setter(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except RuntimeError as exc:
+            if state.started is None:
+                raise
+            error = errors.make("TFP402", f"{label} after {state.start_text()}; TensorFlow refuses: {exc}")
+            if state.parent_pid:
+                alarm.tell(error)
+            raise error from exc
+
+    return setter
+
+
+def _patch_session(cls) -> None:
+    original = cls.__init__
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        state.record("a tf.compat.v1.Session was created", skip=1)
+
+    cls.__init__ = __init__
+
+
+def arm_fork_child() -> None:
+    """This process was forked after the runtime started: running TensorFlow here would hang (its thread
+    pools' threads stayed in the parent), so every way to run an op or a graph raises TFP201."""
+    pywrap_tfe = sys.modules.get(PYWRAP_TFE)
+    if pywrap_tfe is not None:
+        for name in EXECUTORS:
+            if hasattr(pywrap_tfe, name):
+                setattr(pywrap_tfe, name, _trap(getattr(pywrap_tfe, name), "an op"))
+    session = sys.modules.get(SESSION)
+    if session is not None:
+        for name in SESSION_RUNS:
+            setattr(session.BaseSession, name, _trap(getattr(session.BaseSession, name), "Session.run"))
+        callable_cls = session.BaseSession._Callable
+        callable_cls.__call__ = _trap(callable_cls.__call__, "a Session callable")
+
+
+def _trap(original, what: str):
+    @functools.wraps(original)
+    def trapped(*args, **kwargs):
+        from . import crossing
+
+        error = crossing.fork_child_error(what)
+        alarm.tell(error)
+        raise error
+
+    return trapped
