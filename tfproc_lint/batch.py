@@ -141,10 +141,12 @@ def _lint_text(task: _Task) -> FileResult:
     result = FileResult(task.display)
     try:
         if isinstance(task.text, str):
-            result.diagnostics = lint_source(task.text, task.display, task.config, fix_edits=task.fix_edits,
+            # With fix edits: they cost nothing where no finding has a fix, and the fix loop that
+            # decides what `check` lists (exactly the fixes --fix applies) starts from them.
+            result.diagnostics = lint_source(task.text, task.display, task.config, fix_edits=True,
                                              syntax_tree=task.syntax_tree)
-            if any(d.fix for d in result.diagnostics):  # list exactly the fixes --fix would apply
-                result.diagnostics = plan_source(task.text, task.display, task.config)
+            if any(d.fix for d in result.diagnostics):
+                result.diagnostics = plan_source(task.text, task.display, task.config, result.diagnostics)
         else:
             result.diagnostics = plan_program(task.text, task.display, task.config)
     except SourceError as error:

@@ -93,15 +93,31 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         syntax_tree = parse_guard(source)
         if syntax_tree is not None and not may_match_tree(source, syntax_tree):
             return []
+    key = (source, path, notebook)
+    recent = _RECENT.get(key)
+    if recent is not None and recent[0] is config and not any(d.fix for d in recent[1]):
+        # Analysed already without fix edits (a fix's rewrite, checked before the fix loop applies
+        # it): with no fix among the findings, the edits and their checks change nothing.
+        return remove_noqa(recent[1], source) if respect_noqa else list(recent[1])
     module = _parse_guarded(source)
     try:
-        return _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes, notebook,
-                            syntax_tree)
+        diagnostics = _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes,
+                                   notebook, syntax_tree)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
         # that CPython and LibCST both accept still exceeds Python's recursion limit here.
         raise SourceError("cannot analyse: the code is nested too deeply") from None
+    if not respect_noqa and not fix_edits:
+        if len(_RECENT) >= 4:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[key] = (config, diagnostics)
+    return diagnostics
+
+
+# The last few analyses of rewritten modules (respect_noqa=False, no fix edits), by text, path and
+# notebook, with the configuration they were made with.
+_RECENT: dict[tuple, tuple[Config, list[Diagnostic]]] = {}
 
 
 def lint_program(program: Program, path: str, config: Config = DEFAULT_CONFIG,

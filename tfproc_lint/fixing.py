@@ -196,10 +196,12 @@ def _with_fix(diagnostic: Diagnostic, fix: Fix | None, refused_message: str | No
     return replace(diagnostic, fix=None, message=without_refusal(diagnostic.message) + reason)
 
 
-def plan_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG) -> list[Diagnostic]:
-    """What `check` lists for a module: its findings, each with the fix `--fix` would apply."""
+def plan_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
+                diagnostics: list[Diagnostic] | None = None) -> list[Diagnostic]:
+    """What `check` lists for a module: its findings, each with the fix `--fix` would apply.
+    `diagnostics`: the module's findings with fix edits, when the caller has them already."""
     document = _module_document(path, config)
-    return plan(document, source, document.lint(source))
+    return plan(document, source, document.lint(source) if diagnostics is None else diagnostics)
 
 
 def plan_program(program: Program, path: str, config: Config = DEFAULT_CONFIG) -> list[Diagnostic]:
