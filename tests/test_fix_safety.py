@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from expectations import fixture_config, lint_fixtures
-from tfproc_lint.engine import _comparable, lint_source
+from tfproc_lint.engine import finding_key, lint_source
 from tfproc_lint.fixing import fix_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +20,7 @@ FILES = [p for p in lint_fixtures(ROOT) if p.name.startswith("bad_")] + sorted(
 
 
 def _keys(diagnostics) -> Counter:
-    return Counter(_comparable(d.code, d.message.split(" (manual edit required")[0]) for d in diagnostics)
+    return Counter(finding_key(d) for d in diagnostics)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])

@@ -221,7 +221,7 @@ def _rewrite_refusal(after: str, analysis: FileAnalysis, before, fixed: Report) 
     expected = Counter(_comparable(code, message) for code, message, report in before if report is not fixed)
     remaining = expected.copy()
     for diagnostic in found:
-        key = _comparable(diagnostic.code, without_refusal(diagnostic.message))
+        key = finding_key(diagnostic)
         if remaining[key] > 0:
             remaining[key] -= 1
         else:
@@ -245,6 +245,11 @@ def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
     report.fix.refusal = ""
     plan = report.fix.plan(analysis)
     return plan is not None and replace_nodes(analysis.module, plan).code == after
+
+
+def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
+    """A finding as compared across rewrites (lines and quoted code left out, refusal dropped)."""
+    return _comparable(diagnostic.code, without_refusal(diagnostic.message))
 
 
 def without_refusal(message: str) -> str:

@@ -17,7 +17,7 @@ from typing import Callable
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tfproc_lint.engine import (
-    DEFAULT_CONFIG, SourceError, _comparable, lint_program, lint_source, parse, read_source, without_refusal,
+    DEFAULT_CONFIG, SourceError, finding_key, lint_program, lint_source, parse, read_source, without_refusal,
 )
 from tfproc_lint.files import is_notebook
 from tfproc_lint.notebook import CellBoundaryError, Program, read_notebook, write_notebook
@@ -33,10 +33,6 @@ class FixOutcome:
     remaining: list[Diagnostic] = field(default_factory=list)
     # A notebook's changed code cells: (cell number, source before, source after).
     cells: list[tuple[int, str, str]] = field(default_factory=list)
-
-    @property
-    def unsafe_available(self) -> int:
-        return sum(1 for d in self.remaining if d.fix and d.fix.applicability is Applicability.UNSAFE)
 
 
 def applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:
@@ -88,11 +84,6 @@ def _program_document(path: str, config: Config) -> _Document:
         return candidate
 
     return _Document(lambda program: lint_program(program, path, config), apply)
-
-
-def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
-    """A finding as compared across rewrites (lines and quoted code left out, refusal dropped)."""
-    return _comparable(diagnostic.code, without_refusal(diagnostic.message))
 
 
 def _fix_loop(document: _Document, state, diagnostics: list[Diagnostic], unsafe: bool):
