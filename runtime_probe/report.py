@@ -9,7 +9,7 @@ import os
 import platform
 from pathlib import Path
 
-from . import judge, lintloop
+from . import evidence, judge, lintloop
 from .benchmark import BATCH, END_TO_END_TASKS, MULTIPROCESS, PATTERNS
 
 REPRODUCE = "python -m runtime_probe --full --output probe-report"
@@ -363,9 +363,10 @@ def chart(bench: dict, path: Path) -> None:
 
 def write(report: dict, outdir: Path, with_chart: bool = True) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
-    written = [outdir / "report.json", outdir / "report.md"]
+    written = [outdir / "report.json", outdir / "report.md", outdir / evidence.EVIDENCE_FILE]
     written[0].write_text(json.dumps(report, indent=2, default=str) + "\n", encoding="utf-8")
     written[1].write_text(markdown(report), encoding="utf-8")
+    evidence.write_for_docs(report, written[2])  # what the rule pages quote (tfproc_lint/docs.py)
     bench = report.get("benchmark")
     if bench and "summary" in bench and with_chart:
         chart(bench, outdir / "benchmark.png")

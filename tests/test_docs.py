@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
-from tfproc_lint.docs import expected_pages, render_rule
+from runtime_probe.evidence import for_docs
+from tfproc_lint.docs import PROBE_EVIDENCE, expected_pages, render_rule
 from tfproc_lint.rules.base import all_rules
 
 HEADINGS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety",
@@ -38,3 +40,10 @@ def test_explain_unknown_rule_is_a_usage_error() -> None:
                             capture_output=True, text=True, check=False)
     assert result.returncode == 2
     assert "unknown rule 'TFP999'" in result.stderr
+
+
+def test_the_evidence_the_pages_quote_is_the_committed_reports(root) -> None:
+    """docs/probe/evidence.json, which the pages read, is what the probe writes for report.json."""
+    report = json.loads((root / "docs" / "probe" / "report.json").read_text(encoding="utf-8"))
+    assert PROBE_EVIDENCE == root / "docs" / "probe" / "evidence.json"
+    assert json.loads(PROBE_EVIDENCE.read_text(encoding="utf-8")) == for_docs(report)

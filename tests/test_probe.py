@@ -19,7 +19,7 @@ from conftest import run_env, tool
 
 from runtime_probe import catalog, cli
 from runtime_probe.benchmark import PATTERNS
-from runtime_probe.evidence import evidence, for_rule
+from runtime_probe.evidence import evidence, for_docs, for_rule
 
 pytestmark = pytest.mark.probe
 RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP202", "TFP203", "TFP204", "TFP301", "TFP302", "TFP303", "TFP402",
@@ -108,6 +108,8 @@ def test_evidence_quotes_the_observations_per_rule(probe):
     assert evidence(path)["TFP201"]["status"] == "confirmed"
     lines = for_rule("TFP101", path)
     assert any("tfp101_pool_session_bad" in line and "cannot pickle" in line for line in lines)
+    written = json.loads((probe["out"] / "evidence.json").read_text(encoding="utf-8"))
+    assert written == for_docs(json.loads(path.read_text(encoding="utf-8")))  # what the rule pages read
 
 
 def test_default_relative_output_from_a_scratch_folder(tmp_path):

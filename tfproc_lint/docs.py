@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import textwrap
@@ -14,7 +15,9 @@ from pathlib import Path
 from tfproc_lint.rules.base import Rule, all_rules
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
-PROBE_REPORT = DOCS_DIR.parent / "probe" / "report.json"
+# What the last full probe run observed, per rule: data the probe writes next to its report.json
+# (runtime_probe/evidence.py); the linter never imports the probe.
+PROBE_EVIDENCE = DOCS_DIR.parent / "probe" / "evidence.json"
 FIX_AVAILABILITY = {
     "none": "No automatic fix.",
     "sometimes": "Fix is sometimes available.",
@@ -75,15 +78,11 @@ def opt_in_note(code: str) -> str:
             "`--select TFP` does not turn it on.")
 
 
-def observed(code: str, report: Path = PROBE_REPORT) -> str:
-    """What the runtime probe observed for this rule, from the committed full report."""
-    try:
-        from runtime_probe.evidence import evidence
-    except ImportError:  # the probe is not installed: the hand-written evidence stands alone
+def observed(code: str, evidence: Path = PROBE_EVIDENCE) -> str:
+    """What the runtime probe observed for this rule, from the committed full report's evidence."""
+    if not evidence.exists():
         return ""
-    if not report.exists():
-        return ""
-    info = evidence(report).get(code)
+    info = json.loads(evidence.read_text(encoding="utf-8")).get(code)
     if not info:
         return ""
     lines = [
