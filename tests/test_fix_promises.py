@@ -42,7 +42,7 @@ def test_two_tasks_of_one_pool_are_fixed_together_or_not_at_all() -> None:
     source = apart.read_text(encoding="utf-8")
     listed = plan_source(source, str(apart))
     assert [d.code for d in listed] == ["TFP301", "TFP301"]
-    assert all(d.fix is None and "build different state on every task" in d.message for d in listed)
+    assert all(d.fix is None and "build different state on every task" in d.full_message for d in listed)
     outcome = fix_source(source, str(apart), unsafe=True)
     assert outcome.source == source and not outcome.applied and len(outcome.remaining) == 2
 
@@ -52,7 +52,7 @@ def test_a_pool_initializer_is_no_proof_that_tasks_stopped_building() -> None:
     assert [d.code for d in lint_source(path.read_text(encoding="utf-8"), str(path))] == ["TFP301"]
     manual = FIX / "TFP301" / "manual_pool_has_initializer.in.py"
     (finding,) = plan_source(manual.read_text(encoding="utf-8"), str(manual))
-    assert finding.fix is None and "the pool has an initializer already (`pin_gpu`)" in finding.message
+    assert finding.fix is None and "the pool has an initializer already (`pin_gpu`)" in finding.full_message
 
 
 def test_settings_in_a_task_run_after_the_pool_initializer() -> None:

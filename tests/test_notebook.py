@@ -165,7 +165,7 @@ def test_a_refused_fix_leaves_the_notebook_byte_identical(tmp_path) -> None:
     path = write(tmp_path / "n.ipynb", ACROSS_CELLS)
     findings = {d.code: d for d in lint_notebook(read_notebook(path.read_bytes()).program, str(path))}
     assert findings["TFP102"].fix is None
-    assert "(manual edit required: " in findings["TFP102"].message
+    assert "(manual edit required: " in findings["TFP102"].full_message
     before = path.read_bytes()
     result = check("--fix", "--unsafe-fixes", "n.ipynb", cwd=tmp_path)
     assert result.returncode == 1 and path.read_bytes() == before
@@ -355,7 +355,7 @@ def test_tfp201_in_a_notebook_advises_a_module_and_a_spawn_context_not_a_main_gu
     assert "__main__" not in finding.message
     assert "move `nearest` into a module (a .py file beside the notebook) and import it; create the pool from " \
            "multiprocessing.get_context(\"spawn\")" in finding.message
-    assert finding.fix is None and "spawned workers cannot import `nearest`, defined in the notebook" in finding.message
+    assert finding.fix is None and "spawned workers cannot import `nearest`, defined in the notebook" in finding.full_message
 
 
 def test_no_finding_in_a_notebook_fixture_advises_a_main_guard() -> None:

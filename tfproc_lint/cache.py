@@ -151,6 +151,7 @@ def _encoded(diagnostic: Diagnostic) -> dict:
             "title": fix.title, "applicability": fix.applicability.value,
             "edits": None if fix.edits is None else [[e.start, e.end, e.content] for e in fix.edits]},
         "related": [[r.message, r.line, r.col, r.end_line, r.end_col, r.cell] for r in diagnostic.related],
+        "manual_edit": diagnostic.manual_edit,
     }
 
 
@@ -164,4 +165,5 @@ def _diagnostic(item: dict) -> Diagnostic:
         code=item["code"], message=item["message"], path=item["path"], line=item["line"], col=item["col"],
         severity=Severity(item["severity"]), fix=fix, end_line=item["end_line"], end_col=item["end_col"],
         related=tuple(Related(*related) for related in item["related"]), cell=item["cell"],
+        manual_edit=item["manual_edit"],
     )

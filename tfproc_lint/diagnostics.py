@@ -78,6 +78,20 @@ class Diagnostic:
     end_col: int | None = None
     related: tuple[Related, ...] = ()
     cell: int | None = None
+    # The fix state, kept as data until output renders it (`full_message`): None when a fix is
+    # offered; otherwise a manual edit is required, and this says why the fix was refused ("the
+    # rewrite would add TFP201 on line 12"), or is "" when the rule has no fix for this finding.
+    manual_edit: str | None = None
+
+    @property
+    def full_message(self) -> str:
+        """The message as the formatters print it: the rule's message, then "(manual edit
+        required)" or "(manual edit required: why)" when no fix is offered."""
+        if self.manual_edit is None:
+            return self.message
+        if self.manual_edit:
+            return f"{self.message} (manual edit required: {self.manual_edit})"
+        return f"{self.message} (manual edit required)"
 
     @property
     def sort_key(self) -> tuple:
@@ -92,7 +106,7 @@ class Diagnostic:
     def to_dict(self) -> dict:
         return {
             "code": self.code,
-            "message": self.message,
+            "message": self.full_message,
             "path": self.path,
             "cell": self.cell,
             "line": self.line,

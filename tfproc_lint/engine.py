@@ -163,13 +163,10 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
         fix, refusal = None, ""
         if report.fix is not None:
             fix, refusal = _checked_fix(report, rule, analysis, source, before, fix_edits, verify_fixes)
-        message = report.message
-        if fix is None:
-            message += f" (manual edit required: {refusal})" if refusal else " (manual edit required)"
         position = analysis.position(report.node)
         diagnostics.append(Diagnostic(
             code=rule.code,
-            message=message,
+            message=report.message,
             path=analysis.path,
             line=position.start.line,
             col=position.start.column,
@@ -178,6 +175,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             end_line=position.end.line,
             end_col=position.end.column,
             related=tuple(_related(analysis, node, text) for node, text in report.related),
+            manual_edit=refusal if fix is None else None,
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
 
@@ -248,13 +246,9 @@ def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
 
 
 def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
-    """A finding as compared across rewrites (lines and quoted code left out, refusal dropped)."""
-    return _comparable(diagnostic.code, without_refusal(diagnostic.message))
-
-
-def without_refusal(message: str) -> str:
-    """A finding's message without the "(manual edit required...)" the engine appends."""
-    return message.split(" (manual edit required")[0]
+    """A finding as compared across rewrites (lines and quoted code left out; the fix state is
+    not part of the message)."""
+    return _comparable(diagnostic.code, diagnostic.message)
 
 
 def _comparable(code: str, message: str) -> tuple[str, str]:

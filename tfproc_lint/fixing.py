@@ -17,7 +17,7 @@ from typing import Callable
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tfproc_lint.engine import (
-    DEFAULT_CONFIG, SourceError, finding_key, lint_program, lint_source, parse, read_source, without_refusal,
+    DEFAULT_CONFIG, SourceError, finding_key, lint_program, lint_source, parse, read_source,
 )
 from tfproc_lint.files import is_notebook
 from tfproc_lint.notebook import CellBoundaryError, Program, read_notebook, write_notebook
@@ -158,7 +158,7 @@ def plan(document: _Document, state, diagnostics: list[Diagnostic]) -> list[Diag
     by_key = {}
     for d in everything:
         by_key.setdefault(finding_key(d), []).append(d)
-    refusals = {finding_key(d): d.message for d in final if d.fix is None and d.message != without_refusal(d.message)}
+    refusals = {finding_key(d): d.manual_edit for d in final if d.fix is None and d.manual_edit is not None}
     planned = []
     for diagnostic in diagnostics:
         key = finding_key(diagnostic)
@@ -177,14 +177,13 @@ def plan(document: _Document, state, diagnostics: list[Diagnostic]) -> list[Diag
     return planned
 
 
-def _with_fix(diagnostic: Diagnostic, fix: Fix | None, refused_message: str | None) -> Diagnostic:
+def _with_fix(diagnostic: Diagnostic, fix: Fix | None, refusal: str | None) -> Diagnostic:
     if fix is not None:
-        return replace(diagnostic, fix=fix, message=without_refusal(diagnostic.message))
+        return replace(diagnostic, fix=fix, manual_edit=None)
     if diagnostic.fix is None:
         return diagnostic
-    reason = refused_message[len(without_refusal(refused_message)):] if refused_message else \
-        " (manual edit required: another fix rewrites this code first)"
-    return replace(diagnostic, fix=None, message=without_refusal(diagnostic.message) + reason)
+    return replace(diagnostic, fix=None,
+                   manual_edit=refusal if refusal is not None else "another fix rewrites this code first")
 
 
 def plan_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,

@@ -86,7 +86,7 @@ class TFProcPlugin:
         except SourceError:
             return  # flake8 reports the syntax error itself (E999)
         for diagnostic in diagnostics:
-            yield diagnostic.line, diagnostic.col, f"{diagnostic.code} {diagnostic.message}", type(self)
+            yield diagnostic.line, diagnostic.col, f"{diagnostic.code} {diagnostic.full_message}", type(self)
 
 
 def opt_in_selectors(options) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.magics import Mask, mask_cell
 from tfproc_lint.source import SourceError, split_lines
 
-CROSSES_CELLS = "manual edit required: the rewrite would span notebook cells"
+CROSSES_CELLS = "the rewrite would span notebook cells"
 # Messages that name another line of the file ("(line 27: loads a Keras model)") name its cell too.
 _LINE_IN_MESSAGE = re.compile(r"\(line (?P<line>\d+)(?=[:)])")
 
@@ -113,7 +113,7 @@ class Program:
         fix = diagnostic.fix
         if fix is None or fix.edits is None or self.fits(fix.edits):
             return diagnostic
-        return replace(diagnostic, fix=None, message=f"{diagnostic.message} ({CROSSES_CELLS})")
+        return replace(diagnostic, fix=None, manual_edit=CROSSES_CELLS)
 
     def to_cells(self, diagnostic: Diagnostic) -> Diagnostic:
         """Positions per cell. Fix edits are dropped (their offsets are into the joined program,
@@ -126,8 +126,10 @@ class Program:
                 end_line = None
         related = tuple(self._related(r) for r in diagnostic.related)
         fix = diagnostic.fix and Fix(diagnostic.fix.title, diagnostic.fix.applicability, None)
-        message = _LINE_IN_MESSAGE.sub(lambda m: self._cell_line(int(m["line"])), diagnostic.message)
-        changes = dict(line=line, end_line=end_line, cell=cell, related=related, fix=fix, message=message)
+        message, manual_edit = (None if text is None else _LINE_IN_MESSAGE.sub(
+            lambda m: self._cell_line(int(m["line"])), text) for text in (diagnostic.message, diagnostic.manual_edit))
+        changes = dict(line=line, end_line=end_line, cell=cell, related=related, fix=fix, message=message,
+                       manual_edit=manual_edit)
         if end_line is None:
             changes["end_col"] = None
         return replace(diagnostic, **changes)

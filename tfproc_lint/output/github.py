@@ -47,7 +47,7 @@ def render(run: Run, colour=None) -> str:
             "title": _title(diagnostic, rule),
         }
         level = "warning" if diagnostic.severity is Severity.WARNING else "error"
-        lines.append(command(level, properties, diagnostic.message))
+        lines.append(command(level, properties, diagnostic.full_message))
     for error in run.errors:
         lines.append(command("error", {"file": relative_path(error.path)}, error.reason))
     return "".join(line + "\n" for line in lines)

@@ -108,7 +108,7 @@ def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions
         result["ruleIndex"] = index[diagnostic.code]
     result.update({
         "level": LEVELS[diagnostic.severity],
-        "message": {"text": diagnostic.message},
+        "message": {"text": diagnostic.full_message},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": found}}],
     })
     if rule_url(diagnostic.code):

@@ -15,7 +15,7 @@ def diagnostic_line(diagnostic, colour=None) -> str:
         code = f"{colour(diagnostic.code, 'yellow')} {colour('warning:', 'yellow')}"
     else:
         code = colour(diagnostic.code, "red")
-    line = f"{colour(location, 'bold')} {code} {diagnostic.message}"
+    line = f"{colour(location, 'bold')} {code} {diagnostic.full_message}"
     if diagnostic.fix is not None:
         line += f" [{diagnostic.fix.applicability.value} fix: {diagnostic.fix.title}]"
     return line

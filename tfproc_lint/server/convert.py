@@ -43,7 +43,7 @@ def to_lsp(diagnostic: Diagnostic, uri: str, indexes: dict[str, LineIndex], snap
     fix = diagnostic.fix
     return types.Diagnostic(
         range=finding_range(index, diagnostic.line, diagnostic.col, diagnostic.end_line, diagnostic.end_col),
-        message=diagnostic.message,
+        message=diagnostic.full_message,
         severity=SEVERITY[diagnostic.severity],
         code=diagnostic.code,
         code_description=types.CodeDescription(href=url) if url else None,
