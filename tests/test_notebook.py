@@ -355,7 +355,8 @@ def test_tfp201_in_a_notebook_advises_a_module_and_a_spawn_context_not_a_main_gu
     assert "__main__" not in finding.message
     assert "move `nearest` into a module (a .py file beside the notebook) and import it; create the pool from " \
            "multiprocessing.get_context(\"spawn\")" in finding.message
-    assert finding.fix is None and "spawned workers cannot import `nearest`, defined in the notebook" in finding.full_message
+    assert finding.fix is None
+    assert "spawned workers cannot import `nearest`, defined in the notebook" in finding.full_message
 
 
 def test_no_finding_in_a_notebook_fixture_advises_a_main_guard() -> None:
