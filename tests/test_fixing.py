@@ -46,10 +46,10 @@ def test_fix_fixture(path: Path) -> None:
 
 
 def test_every_fixable_rule_has_a_fix_fixture() -> None:
-    from tfproc_lint.rules.base import all_rules
+    from tfproc_lint.rules.base import FixAvailability, all_rules
 
     with_outputs = {p.parent.name for p in INPUTS if expected_output(p).exists()}
-    fixable = {rule.code for rule in all_rules() if rule.fix_availability != "none"}
+    fixable = {rule.code for rule in all_rules() if rule.fix_availability is not FixAvailability.NONE}
     assert fixable <= with_outputs
 
 

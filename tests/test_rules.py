@@ -8,7 +8,7 @@ import pytest
 
 from tfproc_lint.config import Config, apply_options
 from tfproc_lint.engine import lint_source
-from tfproc_lint.rules.base import all_rules
+from tfproc_lint.rules.base import FixAvailability, all_rules
 
 RULES = all_rules()
 EXAMPLES = [
@@ -45,7 +45,7 @@ def test_rule_documentation_is_complete(rule) -> None:
         assert len(getattr(rule, section).strip()) > 20, f"{rule.code}.{section} is empty"
     assert rule.references and all(r.startswith("https://") for r in rule.references)
     assert rule.bad_examples and rule.good_examples
-    assert rule.fix_availability in ("none", "sometimes", "always")
+    assert isinstance(rule.fix_availability, FixAvailability)
 
 
 @pytest.mark.parametrize(

@@ -307,7 +307,7 @@ def _rules(args) -> int:
 
         entries = [{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
-            "fix": r.fix_availability, "opt_in": not r.default_enabled, "url": rule_url(r.code),
+            "fix": r.fix_availability.value, "opt_in": not r.default_enabled, "url": rule_url(r.code),
         } for r in rules]
         print(json.dumps([{k: v for k, v in entry.items() if v is not None} for entry in entries], indent=2))
         return EXIT_CLEAN

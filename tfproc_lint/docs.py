@@ -12,16 +12,16 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tfproc_lint.rules.base import Rule, all_rules
+from tfproc_lint.rules.base import FixAvailability, Rule, all_rules
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 # What the last full probe run observed, per rule: data the probe writes next to its report.json
 # (runtime_probe/evidence.py); the linter never imports the probe.
 PROBE_EVIDENCE = DOCS_DIR.parent / "probe" / "evidence.json"
 FIX_AVAILABILITY = {
-    "none": "No automatic fix.",
-    "sometimes": "Fix is sometimes available.",
-    "always": "Fix is always available.",
+    FixAvailability.NONE: "No automatic fix.",
+    FixAvailability.SOMETIMES: "Fix is sometimes available.",
+    FixAvailability.ALWAYS: "Fix is always available.",
 }
 
 
@@ -106,7 +106,7 @@ def render_index() -> str:
     lines = ["# Rules", "", "| Code | Name | Summary | Fix |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
         summary = rule.summary if rule.default_enabled else f"**opt-in**: {rule.summary}"
-        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {summary} | {rule.fix_availability} |")
+        lines.append(f"| [{rule.code}]({rule.code}.md) | {rule.name} | {summary} | {rule.fix_availability.value} |")
     lines += ["", "Opt-in rules run only when selected by a code more specific than `TFP` "
               "(`--extend-select TFP3`); see [configuration](../configuration.md#opt-in-rules)."]
     return "\n".join(lines) + "\n"

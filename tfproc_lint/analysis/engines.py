@@ -18,10 +18,11 @@ import libcst as cst
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
-from tfproc_lint.analysis.routes import Crossing, Sent
+from tfproc_lint.analysis.routes import Crossing, Route, RouteKind, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import Classifier, Value, keyword
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
+from tfproc_lint.analysis.workers import Worker, WorkerKind
 
 ENGINE_NOUNS = {"ray": "Ray", "dask": "Dask", "spark": "Spark"}
 _MAX_DEPTH = 8
@@ -61,7 +62,7 @@ class EngineRoutes:
             return [crossing] if crossing else []
         name = self.classifier.qualified_name(func, site.scope, site.order)
         if name == api.RAY_PUT and call.args:
-            crossing = Crossing("ray.put", call, site, _owner("ray", call, "one", "put"), "always")
+            crossing = Crossing(_route("ray.put", "put"), call, site, _owner("ray", call, "one", "put"), "always")
             crossing.sent.append(Sent(call.args[0].value, site.scope))
             return [crossing]
         if name in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS:
@@ -70,7 +71,8 @@ class EngineRoutes:
         if isinstance(func, cst.Call) and func.args:
             inner = self.classifier.qualified_name(func.func, site.scope, site.order)
             if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
-                crossing = Crossing("dask.delayed", call, site, _owner("dask", call, "one", "delayed"), "always")
+                crossing = Crossing(_route("dask.delayed"), call, site, _owner("dask", call, "one", "delayed"),
+                                    "always")
                 crossing.callable, crossing.callable_scope = func.args[0].value, site.scope
                 crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
                 return [crossing]
@@ -104,12 +106,12 @@ class EngineRoutes:
             info, decorator = remote
             actor = isinstance(info, ClassInfo)
             gpus = _num_gpus(options) or (_num_gpus(decorator) if isinstance(decorator, cst.Call) else None)
-            route = "a Ray actor's constructor (.remote())" if actor else "a Ray task (.remote())"
+            route = _route("a Ray actor's constructor (.remote())" if actor else "a Ray task (.remote())", "remote")
             owner = _owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
             crossing = Crossing(route, call, site, owner, "always")
             crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
-            crossing = Crossing("a Ray actor method (.remote())", call, site,
+            crossing = Crossing(_route("a Ray actor method (.remote())", "remote"), call, site,
                                 _owner("ray", call, "one", "actor method"), "always")
         else:
             return None
@@ -162,7 +164,7 @@ class EngineRoutes:
             return None
         engine = _engine_of_type(receiver)
         if (receiver, method) in api.ENGINE_SENDS and call.args:
-            crossing = Crossing(f"{_receiver_noun(receiver)}.{method}()", call, site,
+            crossing = Crossing(_route(f"{_receiver_noun(receiver)}.{method}()", method), call, site,
                                 _owner(engine, call, api.ENGINE_SENDS[(receiver, method)], method,
                                        receiver=func.value), "always")
             crossing.sent.append(Sent(call.args[0].value, site.scope))
@@ -175,7 +177,7 @@ class EngineRoutes:
         if len(positional_args) <= index:
             return None
         owner = _owner(engine, call, tasks, method, receiver=func.value)
-        crossing = Crossing(f"{_receiver_noun(receiver)}.{method}()", call, site, owner, "always")
+        crossing = Crossing(_route(f"{_receiver_noun(receiver)}.{method}()", method), call, site, owner, "always")
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
         if receiver == "dask.client":
             for arg in call.args:
@@ -212,7 +214,7 @@ class EngineRoutes:
         else:
             iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
-        crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf", info=info), "always")
+        crossing = Crossing(_route(route), call, site, _owner("spark", call, tasks, "udf", info=info), "always")
         crossing.callable, crossing.callable_scope = function_node, scope
         return crossing
 
@@ -274,6 +276,10 @@ class EngineRoutes:
         return False
 
 
+def _route(label: str, method: str = "") -> Route:
+    return Route(RouteKind.ENGINE, method, label=label)
+
+
 def _owner(engine: str, call: cst.Call, tasks: str, method: str, **extra) -> Value:
     return Value(Kind.ENGINE, origin=call, detail=engine,
                  extra={"pickler": "cloudpickle", "engine": engine, "tasks": tasks, "method": method, **extra})
@@ -311,9 +317,7 @@ def task_worker(analysis, crossing: Crossing):
     worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
     info = crossing.owner.extra.get("info")
     if worker.function is None and isinstance(info, FunctionInfo):
-        from tfproc_lint.analysis.file_analysis import Worker
-
-        return Worker("function", crossing.callable, crossing.callable_scope, info)
+        return Worker(WorkerKind.FUNCTION, crossing.callable, crossing.callable_scope, info)
     return worker
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import libcst as cst
@@ -14,49 +13,13 @@ from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import Locator, as_range
-from tfproc_lint.analysis.routes import Crossing, RouteFinder
+from tfproc_lint.analysis.routes import Crossing, RouteFinder, RouteKind
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.analysis.values import UNKNOWN, Classifier, Value, argument, enclosing_function, literal_start_method
 from tfproc_lint.analysis.walk import calls_in, child_nodes, fork_child_statements
+from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, Owner, Worker, WorkerKind
 from tfproc_lint.config import Config
-
-
-@dataclass(eq=False)
-class Worker:
-    """What a worker process runs: a function, a bound method, a closure, a lambda, the code a
-    forked child runs after `os.fork()`, ..."""
-
-    kind: str  # function | method | closure | lambda | tf_function | fork_child | unknown
-    node: cst.BaseExpression
-    scope: Scope
-    function: FunctionInfo | None = None
-    lambda_node: cst.Lambda | None = None
-    instance_class: ClassInfo | None = None
-    instance_origin: cst.Call | None = None  # `Explainer(model)` when the worker is its bound method
-    statements: tuple = ()  # fork_child: the statements the child runs
-
-
-@dataclass(eq=False)
-class Owner:
-    """A pool, executor or process made in this file (or an `os.fork()`, a joblib `Parallel`, a
-    Keras call with multiprocessing data workers), with what its workers run and receive."""
-
-    value: Value
-    construction: cst.Call
-    site: CallSite
-    workers: list[Worker] = field(default_factory=list)
-    fork_calls: list[cst.Call] = field(default_factory=list)  # where processes start
-    crossings: list[Crossing] = field(default_factory=list)
-
-    @property
-    def noun(self) -> str:
-        return _OWNER_NOUNS.get(self.value.detail) or _OWNER_NOUNS[self.value.kind]
-
-
-_OWNER_NOUNS = {Kind.POOL: "pool", Kind.EXECUTOR: "executor", Kind.PROCESS: "process",
-                Kind.PARALLEL: "joblib Parallel", "os.fork": "os.fork() child",
-                "keras workers": "Keras data workers"}
 
 
 class FileAnalysis:
@@ -164,7 +127,7 @@ class FileAnalysis:
             if crossing.owner.kind is Kind.PROCESS and isinstance(crossing.owner.info, ClassInfo):
                 run = self.find_method(crossing.owner.info, "run")
                 if run is not None:
-                    owner.workers.append(Worker("method", crossing.call, run.scope, run,
+                    owner.workers.append(Worker(WorkerKind.METHOD, crossing.call, run.scope, run,
                                                 instance_class=crossing.owner.info))
         for site in self.symbols.calls:
             func = site.node.func
@@ -196,9 +159,9 @@ class FileAnalysis:
                 if crossing.callable is None:
                     continue
                 worker = self.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-                if worker.function is None or worker.kind != "function":
+                if worker.function is None or worker.kind is not WorkerKind.FUNCTION:
                     continue
-                if crossing.call is owner.construction and crossing.route.endswith("(initargs=...)"):
+                if crossing.call is owner.construction and crossing.route.kind is RouteKind.INITARGS:
                     initializer = worker.function
                 elif worker.function not in tasks:
                     tasks.append(worker.function)
@@ -211,7 +174,7 @@ class FileAnalysis:
         call = site.node
         value = Value(Kind.PROCESS, origin=call, method="fork", detail="os.fork")
         statements = fork_child_statements(self.module, call)
-        worker = Worker("fork_child", call, site.scope, statements=tuple(statements))
+        worker = Worker(WorkerKind.FORK_CHILD, call, site.scope, statements=tuple(statements))
         return Owner(value, call, site, workers=[worker], fork_calls=[call])
 
     def _keras_workers(self, site: CallSite) -> Owner | None:
@@ -239,7 +202,7 @@ class FileAnalysis:
         if worker_function is None:
             return None
         value = Value(Kind.POOL, origin=call, method=None, detail="keras workers")
-        worker = Worker("function", data, site.scope, worker_function)
+        worker = Worker(WorkerKind.FUNCTION, data, site.scope, worker_function)
         return Owner(value, call, site, workers=[worker], fork_calls=[call])
 
     def _dataset_uses_processes(self, dataset: Value) -> bool:
@@ -283,7 +246,7 @@ class FileAnalysis:
         for worker in owner.workers:
             if worker.function is not None:
                 names.append(worker.function.node.name.value)
-            elif worker.kind == "lambda":
+            elif worker.kind is WorkerKind.LAMBDA:
                 names.append("lambda")
             elif worker.instance_class is not None:
                 names.append(worker.instance_class.node.name.value)
@@ -303,7 +266,7 @@ class FileAnalysis:
     # callables -------------------------------------------------------------------------------------
     def worker(self, node: cst.BaseExpression, scope: Scope, order: int) -> Worker:
         if isinstance(node, cst.Lambda):
-            return Worker("lambda", node, self.symbols.scope_of_node.get(node, scope), lambda_node=node)
+            return Worker(WorkerKind.LAMBDA, node, self.symbols.scope_of_node.get(node, scope), lambda_node=node)
         if isinstance(node, cst.Attribute):
             klass = self.classifier.instance_class(node.value, scope, order)
             if klass is not None:
@@ -313,23 +276,23 @@ class FileAnalysis:
                     instance = self.classifier.classify(node.value, scope, order)
                     origin = instance.origin if instance.kind is Kind.INSTANCE and isinstance(
                         instance.origin, cst.Call) else None
-                    return Worker("function" if static else "method", node, scope, method,
+                    return Worker(WorkerKind.FUNCTION if static else WorkerKind.METHOD, node, scope, method,
                                   instance_class=None if static else klass, instance_origin=origin)
-            return Worker("unknown", node, scope)
+            return Worker(WorkerKind.UNKNOWN, node, scope)
         value = self.classifier.classify(node, scope, order)
         if value.kind is Kind.TF_FUNCTION:
-            return Worker("tf_function", node, scope)
+            return Worker(WorkerKind.TF_FUNCTION, node, scope)
         if value.kind is Kind.FUNCTION and value.info is not None:
             info: FunctionInfo = value.info
             parent = info.scope.parent
             nested = parent is not None and parent.kind in ("function", "lambda")
-            return Worker("closure" if nested else "function", node, scope, info)
-        return Worker("unknown", node, scope)
+            return Worker(WorkerKind.CLOSURE if nested else WorkerKind.FUNCTION, node, scope, info)
+        return Worker(WorkerKind.UNKNOWN, node, scope)
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
         """The function of this file a call runs: a function, a method, or a class's __init__."""
         worker = self.worker(call.func, site.scope, site.order)
-        if worker.function is not None and worker.kind in ("function", "method", "closure"):
+        if worker.function is not None and worker.kind in RUNS_A_FUNCTION:
             return worker.function
         if isinstance(call.func, cst.Name):
             value = self.classifier.classify(call.func, site.scope, site.order)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tfproc_lint.analysis.routes import Crossing
 from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
+from tfproc_lint.analysis.routes import Crossing, RouteKind
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -34,6 +34,10 @@ def _pickle_error(kind: Kind, pickler: str | None) -> str:
 
 
 FORK_HANG = "the forked child inherits it and hangs on first use"
+_RAISED_IN_THE_PARENT = frozenset({RouteKind.POOL_TASK, RouteKind.JOBLIB, RouteKind.PROXY_CALL, RouteKind.PROXY_STORE})
+_RAISED_AT_START = frozenset({RouteKind.INITARGS, RouteKind.PROCESS_ARGS, RouteKind.PROCESS_SUBCLASS})
+_TO_MANAGER = frozenset({RouteKind.PROXY_CALL, RouteKind.PROXY_STORE})
+_BETWEEN_PROCESSES = frozenset({RouteKind.QUEUE_PUT, RouteKind.CONNECTION_SEND, *_TO_MANAGER})
 
 
 def is_pickled(crossing: Crossing, method: str) -> bool:
@@ -41,16 +45,16 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 
 
 def where_raised(crossing: Crossing) -> str:
-    route = crossing.route
+    kind = crossing.route.kind
     if crossing.owner.extra.get("in_child"):  # a queue or proxy the child was given
         return "in the child process"
-    if route.startswith(("Pool.", "joblib.", "Manager proxy")):
+    if kind in _RAISED_IN_THE_PARENT:
         return "in the parent"
-    if route.startswith("ProcessPoolExecutor."):
+    if kind is RouteKind.EXECUTOR_TASK:
         return "in .result()"
-    if "initargs" in route or route.startswith("Process(") or route.endswith("(...)"):
+    if kind in _RAISED_AT_START:
         return "at start()"
-    return f"in {route.split('.')[-1]}()"
+    return f"in {crossing.route.method}()"  # put(), send()
 
 
 def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
@@ -60,10 +64,10 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
             return None  # a bare graph inherited by fork works as long as no session ran (TFP201)
         return FORK_HANG
     if kind is Kind.KERAS_MODEL:
-        per_task = crossing.pickled == "always" and crossing.route.startswith(
-            ("Pool.", "ProcessPoolExecutor.", "joblib."))
-        caveat = " (unregistered custom layers kill the worker and hang the pool)" if crossing.route.startswith(
-            "Pool.") else ""  # measured for multiprocessing pools
+        per_task = crossing.pickled == "always" and (crossing.route.is_pool_task
+                                                     or crossing.route.kind is RouteKind.JOBLIB)
+        caveat = " (unregistered custom layers kill the worker and hang the pool)" \
+            if crossing.route.kind is RouteKind.POOL_TASK else ""  # measured for multiprocessing pools
         return f"the whole model is pickled {'for every task' if per_task else 'into the worker'}{caveat}"
     error = _pickle_error(kind, crossing.owner.extra.get("pickler"))
     if crossing.pickled == "feeder-thread":
@@ -80,17 +84,18 @@ def noun_of(kind: Kind) -> str:
 
 def remedy(crossing: Crossing, kind: Kind) -> str:
     route = crossing.route
-    if "Queue" in route or route.endswith("send") or route.startswith("Manager proxy"):
+    if route.kind in _BETWEEN_PROCESSES:
         return "send arrays; keep TensorFlow in one process"
     if kind in _BUILT_IN_WORKER:
         return f"send data; {_BUILT_IN_WORKER[kind]}"
-    if route.startswith("joblib."):
+    if route.kind is RouteKind.JOBLIB:
         return f"send data; load the {noun_of(kind)} inside the task function, cached per worker"
     noun = noun_of(kind)
-    if route.startswith("Pool"):
-        return f"send data; build one {noun} per worker with Pool(initializer=...)"
-    if route.startswith("ProcessPoolExecutor"):
-        return f"send data; build one {noun} per worker with ProcessPoolExecutor(initializer=...)"
+    pool = {RouteKind.POOL_TASK: "Pool", RouteKind.EXECUTOR_TASK: "ProcessPoolExecutor"}.get(route.kind)
+    if route.kind is RouteKind.INITARGS:
+        pool = route.receiver
+    if pool:
+        return f"send data; build one {noun} per worker with {pool}(initializer=...)"
     return f"send data; build the {noun} in the worker"
 
 
@@ -109,7 +114,7 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
     happens = outcome(kind, crossing, method)
     if happens is None:
         return None
-    receiver = "the manager process" if crossing.route.startswith("Manager proxy") else "a worker"
+    receiver = "the manager process" if crossing.route.kind in _TO_MANAGER else "a worker"
     return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to {receiver} by {crossing.route}: {happens}; "
             f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")
 

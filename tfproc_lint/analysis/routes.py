@@ -7,6 +7,7 @@ expressions sent and the worker callable. Thread pools are never routes.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -39,6 +40,53 @@ ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | api.PROXY_SENDING_METHO
 CONSTRUCTOR_NAMES = frozenset({"Pool", "Process", "ProcessPoolExecutor"})
 
 
+class RouteKind(enum.Enum):
+    """How objects reach another process. Each value is the template of the route's display text."""
+
+    POOL_TASK = "Pool.{method}"  # map, imap, starmap, apply_async, ... (pathos: amap, pipe, ...)
+    EXECUTOR_TASK = "ProcessPoolExecutor.{method}"  # submit, map
+    INITARGS = "{receiver}(initargs=...)"  # Pool or ProcessPoolExecutor: initializer and initargs
+    PROCESS_ARGS = "Process(args=...)"  # target, args, kwargs
+    PROCESS_SUBCLASS = "{receiver}(...)"  # a Process subclass's constructor arguments
+    QUEUE_PUT = "{receiver}.{method}"  # Queue or Manager Queue: put, put_nowait
+    PROXY_CALL = "Manager proxy .{method}()"  # append, update, ...
+    PROXY_STORE = "Manager proxy [...] ="
+    CONNECTION_SEND = "Connection.send"
+    JOBLIB = "joblib.Parallel"
+    ENGINE = "{label}"  # Ray, Dask, Spark: in the engine's words ("a Ray task (.remote())", "rdd.map()")
+
+
+# Routes whose every call submits one task (TFP301, TFP302, TFP303).
+ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
+
+
+@dataclass(frozen=True)
+class Route:
+    """Which call sends: its kind, the method called and, where the text names it, the receiver."""
+
+    kind: RouteKind
+    method: str = ""  # "map", "apply_async", "submit", "put", "append", ...
+    receiver: str = ""  # "Pool" or "ProcessPoolExecutor" (initargs), a Process subclass, "Manager Queue"
+    label: str = ""  # an engine route's text
+
+    @property
+    def text(self) -> str:
+        """For messages: "Pool.map", "Process(args=...)", "Manager Queue.put", ..."""
+        return self.kind.value.format(method=self.method, receiver=self.receiver, label=self.label)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def is_pool_task(self) -> bool:
+        return self.kind in (RouteKind.POOL_TASK, RouteKind.EXECUTOR_TASK)
+
+    @property
+    def submits_one_task(self) -> bool:
+        """A pool's `apply`/`apply_async` or an executor's `submit`: one task per call."""
+        return self.is_pool_task and self.method in ONE_TASK_METHODS
+
+
 @dataclass(eq=False)
 class Sent:
     """An expression that crosses the boundary, with the scope its names resolve in."""
@@ -49,7 +97,7 @@ class Sent:
 
 @dataclass(eq=False)
 class Crossing:
-    route: str  # e.g. "Pool.map", "Process(args=...)", "Queue.put"
+    route: Route  # e.g. Pool.map, Process(args=...), Queue.put
     call: cst.Call
     site: CallSite
     owner: Value
@@ -91,7 +139,7 @@ class RouteFinder:
             if isinstance(target.target, cst.Subscript):
                 owner = self.classifier.classify(target.target.value, site.scope, site.order)
                 if owner.kind is Kind.PROXY:
-                    crossing = Crossing("Manager proxy [...] =", statement, site, owner, "always")
+                    crossing = Crossing(Route(RouteKind.PROXY_STORE), statement, site, owner, "always")
                     self._add_container_member(crossing, statement.value, site.scope, 0)
                     return crossing
         return None
@@ -106,7 +154,7 @@ class RouteFinder:
         owner = self.classifier.classify(call.func, site.scope, site.order)
         if owner.kind is not Kind.PARALLEL or not call.args:
             return None
-        crossing = Crossing("joblib.Parallel", call, site, owner, "always")
+        crossing = Crossing(Route(RouteKind.JOBLIB), call, site, owner, "always")
         tasks = call.args[0].value
         scope = site.scope
         if isinstance(tasks, (cst.GeneratorExp, cst.ListComp)):
@@ -136,17 +184,18 @@ class RouteFinder:
         call = site.node
         if owner.kind is Kind.PROCESS:
             if owner.info is not None:  # a Process subclass: its constructor arguments
-                crossing = Crossing(f"{owner.detail}(...)", call, site, owner, "unless-fork")
+                crossing = Crossing(Route(RouteKind.PROCESS_SUBCLASS, receiver=owner.detail), call, site, owner,
+                                    "unless-fork")
                 for arg in call.args:
                     crossing.sent.append(Sent(arg.value, site.scope))
                 return [crossing]
-            crossing = Crossing("Process(args=...)", call, site, owner, "unless-fork")
+            crossing = Crossing(Route(RouteKind.PROCESS_ARGS), call, site, owner, "unless-fork")
             self._set_callable(crossing, argument(call, 1, "target"), site.scope)
             self._add_elements(crossing, argument(call, 3, "args"), site.scope)
             self._add_elements(crossing, argument(call, 4, "kwargs"), site.scope)
             return [crossing]
         initializer_index = 1 if owner.kind is Kind.POOL else 2
-        route = "Pool(initargs=...)" if owner.kind is Kind.POOL else "ProcessPoolExecutor(initargs=...)"
+        route = Route(RouteKind.INITARGS, receiver="Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor")
         initializer = argument(call, initializer_index, "initializer")
         if initializer is None:
             return []
@@ -162,7 +211,7 @@ class RouteFinder:
         kind = owner.kind
         if kind is Kind.POOL and name in POOL_TASK_METHODS:
             callable_index, data_index, shape = POOL_TASK_METHODS[name]
-            crossing = Crossing(f"Pool.{name}", call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.POOL_TASK, name), call, site, owner, "always")
             self._set_callable(crossing, argument(call, callable_index, "func"), site.scope)
             if shape == "args":
                 self._add_elements(crossing, argument(call, data_index, "args"), site.scope)
@@ -175,7 +224,7 @@ class RouteFinder:
                 self._add_iterable(crossing, data, site.scope, starred=shape == "star_iterable")
             return crossing
         if kind is Kind.EXECUTOR and name in ("submit", "map"):
-            crossing = Crossing(f"ProcessPoolExecutor.{name}", call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.EXECUTOR_TASK, name), call, site, owner, "always")
             positional_args = [arg for arg in call.args if arg.keyword is None]
             if positional_args:
                 self._set_callable(crossing, positional_args[0].value, site.scope)
@@ -192,16 +241,17 @@ class RouteFinder:
             proxy = bool(owner.extra.get("proxy"))
             simple = owner.detail.endswith("SimpleQueue")
             pickled = "always" if (proxy or simple) else "feeder-thread"
-            crossing = Crossing(f"{'Manager ' if proxy else ''}Queue.{name}", call, site, owner, pickled)
+            route = Route(RouteKind.QUEUE_PUT, name, "Manager Queue" if proxy else "Queue")
+            crossing = Crossing(route, call, site, owner, pickled)
             self._add_container_member(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope, 0)
             return crossing
         if kind is Kind.PROXY and name in api.PROXY_SENDING_METHODS:
-            crossing = Crossing(f"Manager proxy .{name}()", call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.PROXY_CALL, name), call, site, owner, "always")
             for arg in call.args:
                 self._add_container_member(crossing, arg.value, site.scope, 0)
             return crossing
         if kind is Kind.CONNECTION and name == "send":
-            crossing = Crossing("Connection.send", call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.CONNECTION_SEND, "send"), call, site, owner, "always")
             self._add_value(crossing, argument(call, 0, "obj"), site.scope)
             return crossing
         return None

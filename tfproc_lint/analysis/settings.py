@@ -17,9 +17,11 @@ from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
+from tfproc_lint.analysis.workers import WorkerKind
 
 if TYPE_CHECKING:
-    from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.workers import Owner
 
 MAX_WORKER_DEPTH = 3
 LATE = 10**9  # an order after every binding: a name's last (or every enclosing) binding
@@ -139,7 +141,7 @@ def worker_roots(owner: "Owner") -> list[cst.CSTNode]:
     """The code a worker process runs: function bodies, lambda bodies, a fork child's statements."""
     roots: list[cst.CSTNode] = []
     for worker in owner.workers:
-        if worker.kind == "fork_child":
+        if worker.kind is WorkerKind.FORK_CHILD:
             roots.extend(worker.statements)
         elif worker.lambda_node is not None:
             roots.append(worker.lambda_node.body)

@@ -17,12 +17,15 @@ import libcst as cst
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
+from tfproc_lint.analysis.workers import WorkerKind
 
 if TYPE_CHECKING:
-    from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner, Worker
+    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.workers import Owner, Worker
 
 _BUILDER_KINDS = frozenset({Kind.SESSION, Kind.KERAS_MODEL, Kind.SAVED_MODEL})
 _GRAPH_BUILDERS = frozenset({"tensorflow.Graph", "tensorflow.train.import_meta_graph"})
@@ -131,7 +134,7 @@ class TensorFlowUsage:
         if not (isinstance(func, cst.Attribute) and func.attr.value in api.SYNCHRONOUS_POOL_CALLS):
             return False
         crossing = self.analysis.crossing_of(call)
-        if crossing is None or crossing.callable is None or not crossing.route.startswith("Pool."):
+        if crossing is None or crossing.callable is None or crossing.route.kind is not RouteKind.POOL_TASK:
             return False
         worker = self.analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         if worker.function is None:
@@ -197,9 +200,9 @@ class TensorFlowUsage:
 
     def worker_runs_tensorflow(self, worker: "Worker", site=None) -> bool:
         """`site`: where the worker is handed over (attributes its object set before count)."""
-        if worker.kind == "tf_function":
+        if worker.kind is WorkerKind.TF_FUNCTION:
             return True
-        if worker.kind == "fork_child":
+        if worker.kind is WorkerKind.FORK_CHILD:
             return any(self._code_runs(statement, 0) for statement in worker.statements)
         if worker.lambda_node is not None:
             return self._code_runs(worker.lambda_node.body, 0)

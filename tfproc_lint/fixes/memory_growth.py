@@ -19,6 +19,7 @@ from tfproc_lint.analysis.settings import forked_after_start
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import read_names
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (
@@ -70,7 +71,8 @@ class TurnOnMemoryGrowth(FixBuilder):
             return None
         worker = analysis.worker(node, owner.site.scope, owner.site.order)
         info = worker.function
-        if worker.kind != "function" or info is None or info.scope.parent is not analysis.symbols.module_scope:
+        if worker.kind is not WorkerKind.FUNCTION or info is None \
+                or info.scope.parent is not analysis.symbols.module_scope:
             return None
         return info
 

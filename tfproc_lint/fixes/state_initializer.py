@@ -26,8 +26,9 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.routes import Crossing, has_initializer
+from tfproc_lint.analysis.routes import Crossing, RouteKind, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (
@@ -69,7 +70,7 @@ class LoadStateInWorker(FixBuilder):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
             if crossing.callable is not None else None
         module_scope = analysis.symbols.module_scope
-        if worker is None or worker.kind != "function" or worker.function.scope.parent is not module_scope:
+        if worker is None or worker.kind is not WorkerKind.FUNCTION or worker.function.scope.parent is not module_scope:
             return self.refuse("the worker is not a module-level function")
         function = worker.function.node
         if not used_only_by(analysis, function.name.value, owner):
@@ -196,14 +197,15 @@ def _sent_position(crossing: Crossing, name: str):
             if _is_name(arg.value, name) and arg.keyword is None:
                 return position, first, arg
         return None
-    if route in ("Pool.starmap", "Pool.starmap_async") and len(call.args) >= 2:
+    pool_task = route.kind is RouteKind.POOL_TASK
+    if pool_task and route.method in ("starmap", "starmap_async") and len(call.args) >= 2:
         iterable = call.args[1].value
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)) and isinstance(iterable.elt, cst.Tuple):
             return _in_tuple(iterable.elt, name)
-    if route in ("Pool.apply", "Pool.apply_async") and len(call.args) >= 2 \
+    if pool_task and route.method in ("apply", "apply_async") and len(call.args) >= 2 \
             and isinstance(call.args[1].value, cst.Tuple):
         return _in_tuple(call.args[1].value, name)
-    if route == "ProcessPoolExecutor.submit":
+    if route.kind is RouteKind.EXECUTOR_TASK and route.method == "submit":
         for position, arg in enumerate(call.args[1:]):
             if _is_name(arg.value, name) and arg.keyword is None:
                 return position, call, arg

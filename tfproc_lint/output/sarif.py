@@ -85,7 +85,7 @@ def _rule(rule) -> dict:
         "helpUri": rule_url(rule.code),
         # SARIF's `enabled`: false for an opt-in rule, which runs only when selected by its code.
         "defaultConfiguration": {"level": LEVELS[rule.severity], "enabled": rule.default_enabled},
-        "properties": {"fixAvailability": rule.fix_availability, "tags": ["tensorflow", "multiprocessing"]},
+        "properties": {"fixAvailability": rule.fix_availability.value, "tags": ["tensorflow", "multiprocessing"]},
     })
 
 

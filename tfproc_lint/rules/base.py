@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable
@@ -14,6 +15,14 @@ from tfproc_lint.fixes.base import FixBuilder
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
     from tfproc_lint.analysis.routes import Crossing
+
+
+class FixAvailability(enum.Enum):
+    """Whether a rule's findings come with a fix (Ruff's FixAvailability)."""
+
+    NONE = "none"
+    SOMETIMES = "sometimes"
+    ALWAYS = "always"
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]  # one line for `tfproc-lint rules` and SARIF shortDescription
     severity: ClassVar[Severity] = Severity.ERROR
-    fix_availability: ClassVar[str] = "none"  # none | sometimes | always
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NONE  # a rule may give the value: "sometimes"
     # An opt-in rule (flake8-bugbear's B9xx, Ruff's non-default rules) runs only when a selector
     # more specific than `TFP` names it: `--extend-select TFP3` or `TFP302`, never `--select TFP`.
     default_enabled: ClassVar[bool] = True
@@ -61,6 +70,10 @@ class Rule:
     # The first bad example is the docs' Example, the first good one its Use instead.
     bad_examples: ClassVar[tuple[Example, ...]]
     good_examples: ClassVar[tuple[Example, ...]]
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.fix_availability = FixAvailability(cls.fix_availability)  # an unknown value fails at import
 
     def check_crossing(self, crossing: "Crossing", analysis: "FileAnalysis") -> Iterable[Report]:
         return ()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -144,7 +145,7 @@ class RuntimeStateCrossesProcess(Rule):
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-            if worker.kind == "tf_function":
+            if worker.kind is WorkerKind.TF_FUNCTION:
                 yield Report(
                     crossing.callable,
                     f"tf.function `{analysis.code(crossing.callable, 30)}` used as the callable of "

@@ -8,6 +8,7 @@ from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import merge
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -127,7 +128,7 @@ class StateCapturedByWorker(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         method, why = analysis.start_method(crossing.owner)
         pickled = outcomes.is_pickled(crossing, method)
-        if worker.kind == "method" and worker.instance_class is not None:
+        if worker.kind is WorkerKind.METHOD and worker.instance_class is not None:
             held = [(attribute, value, outcomes.outcome(value.kind, crossing, method))
                     for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
                                                                       worker.instance_origin)]
@@ -136,7 +137,7 @@ class StateCapturedByWorker(Rule):
                 return
             attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
-        elif worker.kind in ("closure", "lambda"):
+        elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA):
             # dill and cloudpickle pickle lambdas and closures, and what they capture with them;
             # pickle stores a function by name and refuses both, whatever state they use.
             by_value = crossing.owner.extra.get("pickler") in ("dill", "cloudpickle")
@@ -144,13 +145,13 @@ class StateCapturedByWorker(Rule):
             if captured is None:
                 return
             name, value, scope = captured
-            kind = "lambda" if worker.kind == "lambda" else "closure"
+            kind = "lambda" if worker.kind is WorkerKind.LAMBDA else "closure"
             what = (f"a {kind} using the module-level `{name}`, which" if scope.kind == "module"
                     else f"a {kind} whose captured `{name}`")
             if by_value:
                 happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
             elif pickled:
-                local = worker.kind == "closure" or _inside_function(worker.scope.parent)
+                local = worker.kind is WorkerKind.CLOSURE or _inside_function(worker.scope.parent)
                 error = "AttributeError: Can't pickle local object" if local else "PicklingError: Can't pickle a lambda"
                 happens = f"pickling fails ({error}) {outcomes.where_raised(crossing)}"
             else:
@@ -171,23 +172,23 @@ class StateCapturedByWorker(Rule):
         closure with what it captures and a bound method with its object (cloudpickle)."""
         worker = engines.task_worker(analysis, crossing)
         captured = None
-        if worker.kind == "method" and worker.instance_class is not None:
+        if worker.kind is WorkerKind.METHOD and worker.instance_class is not None:
             for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
                                                               worker.instance_origin):
                 if engines.crossing_failure(analysis, crossing, crossing.callable, value):
                     captured = (f"a bound method of {worker.instance_class.node.name.value}, whose "
                                 f"`self.{attribute}`", value)
                     break
-        elif worker.kind in ("closure", "lambda", "function"):
-            found = self._captured_state(worker, analysis) if worker.kind != "function" else None
+        elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA, WorkerKind.FUNCTION):
+            found = self._captured_state(worker, analysis) if worker.kind is not WorkerKind.FUNCTION else None
             if found is not None and engines.crossing_failure(analysis, crossing, crossing.callable, found[1]):
-                captured = (f"a {worker.kind} whose captured `{found[0]}`", found[1])
+                captured = (f"a {worker.kind.value} whose captured `{found[0]}`", found[1])
             else:
-                body, scope = (worker.lambda_node.body, worker.scope) if worker.kind == "lambda" \
+                body, scope = (worker.lambda_node.body, worker.scope) if worker.kind is WorkerKind.LAMBDA \
                     else (worker.function.node.body, worker.function.scope)
                 found = engines.captured_globals(analysis, crossing, body, scope)
                 if found is not None:
-                    kind = "lambda" if worker.kind == "lambda" else "function"
+                    kind = "lambda" if worker.kind is WorkerKind.LAMBDA else "function"
                     captured = (f"a {kind} whose global `{found[0].value}`", found[1])
         if captured is None:
             return
@@ -224,7 +225,7 @@ class StateCapturedByWorker(Rule):
         """A name the closure or lambda reads from an enclosing function (with `module_level`, also
         a module global), bound to TF state (any of the name's bindings there: the closure may run
         after any of them), with the scope that binds it."""
-        if worker.kind == "lambda":
+        if worker.kind is WorkerKind.LAMBDA:
             body, own_scope = worker.lambda_node.body, worker.scope
         else:
             body, own_scope = worker.function.node.body, worker.function.scope

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.rules.base import Example, Report, Rule
 
 # Workers pickled by reference to their definition; lambdas and closures fail earlier, in the parent.
-BY_REFERENCE = ("function", "method")
+BY_REFERENCE = (WorkerKind.FUNCTION, WorkerKind.METHOD)
 WHAT = {"POOL": "pool", "EXECUTOR": "executor", "PROCESS": "process"}
 
 

@@ -8,10 +8,11 @@ from tfproc_lint.analysis import api, engines
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
-from tfproc_lint.analysis.routes import one_task_per_child
+from tfproc_lint.analysis.routes import RouteKind, one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, child_nodes, iter_tree
+from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -203,7 +204,7 @@ class MissingWorkerInitializer(Rule):
         pool = "Pool" if owner.kind is Kind.POOL else "ProcessPoolExecutor"
         pool_owner = analysis.owners.get(owner.origin)
         fix = None
-        if worker.kind == "function" and pool_owner is not None:
+        if worker.kind is WorkerKind.FUNCTION and pool_owner is not None:
             # Every task of this pool that builds per task: one initializer has to serve them all.
             tasks = [(worker.function, builders)]
             for other in pool_owner.crossings:
@@ -235,7 +236,7 @@ class MissingWorkerInitializer(Rule):
         if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
             return
         worker = engines.task_worker(analysis, crossing)
-        if worker.function is None or worker.kind not in ("function", "method"):
+        if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
             return
         builders = per_task_builders(analysis, worker.function)
         if not builders or _trains(worker.function):
@@ -261,12 +262,12 @@ def _builds_per_task(crossing, analysis) -> list[cst.Call]:
     owner = crossing.owner
     if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
         return []
-    if crossing.route.endswith("(initargs=...)") or not isinstance(owner.origin, cst.Call):
+    if crossing.route.kind is RouteKind.INITARGS or not isinstance(owner.origin, cst.Call):
         return []
     if one_task_per_child(owner.origin, owner.kind):
         return []
     worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-    if worker.function is None or worker.kind not in ("function", "method"):
+    if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
         return []
     builders = per_task_builders(analysis, worker.function)
     if not builders or _trains(worker.function):
@@ -344,7 +345,7 @@ def _one_task_per_worker(analysis, owner) -> bool:
     crossings = [c for c in owner.crossings if c.call is not owner.construction]
     if not crossings:
         return False
-    if all(c.route.endswith(("apply", "apply_async", "submit")) for c in crossings):
+    if all(c.route.submits_one_task for c in crossings):
         return not any(_in_loop_below(analysis, c.call, owner.construction) for c in crossings)
     processes = argument(owner.construction, 0, "processes") or argument(owner.construction, 0, "max_workers")
     if isinstance(processes, cst.Call) and isinstance(processes.func, cst.Name) and processes.func.value == "len" \

@@ -8,8 +8,10 @@ import libcst as cst
 
 from tfproc_lint.analysis import api, outcomes
 from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import in_loop
+from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -208,10 +210,10 @@ def _built_in_each_worker(analysis, owner) -> cst.Call | None:
     then the tasks (run by every worker unless the pool is given a handful of literal tasks)."""
     few_tasks = _few_literal_tasks(analysis, owner)
     for crossing in owner.crossings:
-        if crossing.callable is None or (few_tasks and not crossing.route.endswith("(initargs=...)")):
+        if crossing.callable is None or (few_tasks and crossing.route.kind is not RouteKind.INITARGS):
             continue
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-        if worker.function is not None and worker.kind in ("function", "method", "closure"):
+        if worker.function is not None and worker.kind in RUNS_A_FUNCTION:
             build = analysis.tf.first_build(worker.function)
             if build is not None:
                 return build
@@ -226,9 +228,9 @@ def _few_literal_tasks(analysis, owner) -> bool:
     given such a list, single `apply`/`submit` calls): at most that many workers ever run a task."""
     tasks = 0
     for crossing in owner.crossings:
-        if crossing.route.endswith("(initargs=...)"):
+        if crossing.route.kind is RouteKind.INITARGS:
             continue
-        if crossing.route.rsplit(".", 1)[-1] in ("apply", "apply_async", "submit"):
+        if crossing.route.submits_one_task:
             if in_loop(analysis.module, crossing.call):
                 return False
             tasks += 1

@@ -9,6 +9,7 @@ from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, in_loop
+from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -170,11 +171,11 @@ class RowAtATimeInference(Rule):
     def check_crossing(self, crossing, analysis):
         if crossing.owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
             return
-        method = crossing.route.rsplit(".", 1)[-1]
+        method = crossing.route.method if crossing.route.is_pool_task else ""
         if method not in MAP_METHODS and method not in ONE_TASK_METHODS:
             return
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-        if worker.function is None or worker.kind not in ("function", "method", "closure"):
+        if worker.function is None or worker.kind not in RUNS_A_FUNCTION:
             return
         run = one_item_run(analysis, worker.function)
         if run is None or (method in ONE_TASK_METHODS and not in_loop(analysis.module, crossing.call)):
