@@ -323,12 +323,10 @@ def task_worker(analysis, crossing: Crossing):
 
 def many_tasks(analysis, crossing: Crossing) -> bool:
     """The callable runs for many items, rows or batches, or is submitted in a loop."""
-    from tfproc_lint.analysis.walk import in_loop
-
     tasks = crossing.owner.extra.get("tasks")
     if tasks in ("per-item", "per-row", "per-batch"):
         return True
-    return tasks == "one" and in_loop(analysis.module, crossing.call)
+    return tasks == "one" and bool(analysis.loops_around(crossing.call))
 
 
 def is_script(analysis, crossing: Crossing) -> bool:

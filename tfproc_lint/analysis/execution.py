@@ -26,7 +26,8 @@ from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 
 if TYPE_CHECKING:
-    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.module_facts import ModuleFacts
+    from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 
 MAX_CALL_DEPTH = 4
 
@@ -68,13 +69,13 @@ class _Frame:
 
 
 class ExecutionWalk:
-    def __init__(self, analysis: "FileAnalysis", detect=None) -> None:
+    def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
-        (default: TensorFlow's runtime, `TensorFlowUsage.initialises_runtime`; only then are a
-        pool's tasks walked from the state its initializer leaves in the worker)."""
+        (default: TensorFlow's runtime, `usage.initialises_runtime`; only then are a pool's tasks
+        walked from the state its initializer leaves in the worker)."""
         self.analysis = analysis
         self.follows_initializers = detect is None
-        self.usage = analysis.tf
+        self.usage = usage
         self.detect = detect or self.usage.initialises_runtime
         self.classifier = analysis.classifier
         self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}

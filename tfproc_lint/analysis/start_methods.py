@@ -21,7 +21,7 @@ from tfproc_lint.analysis.symbols import CallSite
 from tfproc_lint.analysis.values import argument, keyword, literal_start_method
 
 if TYPE_CHECKING:
-    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.module_facts import ModuleFacts
 
 # Exceptions whose handler catches "context has already been set".
 _CATCHING = frozenset({"RuntimeError", "Exception", "BaseException"})
@@ -40,7 +40,7 @@ class SetStartMethod:
             else "set_start_method(...)"
 
 
-def set_start_method_calls(analysis: "FileAnalysis") -> list[SetStartMethod]:
+def set_start_method_calls(analysis: "ModuleFacts") -> list[SetStartMethod]:
     found = []
     for site in analysis.symbols.calls:
         if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) != api.SET_START_METHOD:
@@ -51,7 +51,7 @@ def set_start_method_calls(analysis: "FileAnalysis") -> list[SetStartMethod]:
     return found
 
 
-def fixes_default_context(analysis: "FileAnalysis", call: cst.Call, graph: bool = False) -> str | None:
+def fixes_default_context(analysis: "ModuleFacts", call: cst.Call, graph: bool = False) -> str | None:
     """Why `call` fixes the default context's start method, or None (a detector for ExecutionWalk)."""
     site = analysis.site(call)
     if site is None:
@@ -82,7 +82,7 @@ def fixes_default_context(analysis: "FileAnalysis", call: cst.Call, graph: bool 
     return None
 
 
-def catches_runtime_error(analysis: "FileAnalysis", node: cst.CSTNode) -> bool:
+def catches_runtime_error(analysis: "ModuleFacts", node: cst.CSTNode) -> bool:
     """`node` sits in a `try:` (of its own function) whose handler catches a RuntimeError: for
     `set_start_method`, the usual "set it if not set yet" idiom."""
     child = node
@@ -96,7 +96,7 @@ def catches_runtime_error(analysis: "FileAnalysis", node: cst.CSTNode) -> bool:
     return False
 
 
-def _catches_runtime_error(analysis: "FileAnalysis", handler: cst.ExceptHandler) -> bool:
+def _catches_runtime_error(analysis: "ModuleFacts", handler: cst.ExceptHandler) -> bool:
     if handler.type is None:
         return True
     types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
@@ -108,7 +108,7 @@ def _catches_runtime_error(analysis: "FileAnalysis", handler: cst.ExceptHandler)
     return False
 
 
-def is_library_module(analysis: "FileAnalysis") -> bool:
+def is_library_module(analysis: "ModuleFacts") -> bool:
     """A module meant to be imported, judged conservatively: a package's `__init__.py`, or a module
     with relative imports, and no `if __name__ == "__main__":` block."""
     if analysis.symbols.main_guard_orders or analysis.notebook:

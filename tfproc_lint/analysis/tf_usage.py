@@ -24,7 +24,7 @@ from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 
 if TYPE_CHECKING:
-    from tfproc_lint.analysis.file_analysis import FileAnalysis
+    from tfproc_lint.analysis.module_facts import ModuleFacts
     from tfproc_lint.analysis.workers import Owner, Worker
 
 _BUILDER_KINDS = frozenset({Kind.SESSION, Kind.KERAS_MODEL, Kind.SAVED_MODEL})
@@ -41,7 +41,7 @@ class ExecutionMode:
 
 
 class TensorFlowUsage:
-    def __init__(self, analysis: "FileAnalysis") -> None:
+    def __init__(self, analysis: "ModuleFacts") -> None:
         self.analysis = analysis
         self.classifier = analysis.classifier
         self._runs: dict[cst.CSTNode, bool] = {}

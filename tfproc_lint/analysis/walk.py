@@ -80,13 +80,9 @@ def calls_in_evaluation_order(node: cst.CSTNode) -> list[cst.Call]:
     return calls
 
 
-LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
-
-
-def in_loop(root: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """`node` runs in a loop or a comprehension somewhere under `root` (one per item)."""
-    return any(isinstance(loop, LOOPS) and any(inner is node for inner in iter_tree(loop))
-               for loop in iter_tree(root))
+COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
+# What runs its body once per item (`ModuleFacts.loops_around`).
+LOOPS = (cst.For, cst.While, *COMPREHENSIONS)
 
 
 def returns_in(node: cst.CSTNode) -> list[cst.Return]:

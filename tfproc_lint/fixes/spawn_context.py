@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
 from tfproc_lint.analysis.values import enclosing_function, keyword
 from tfproc_lint.analysis.walk import calls_in, read_names
-from tfproc_lint.analysis.workers import WorkerKind
+from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import add_import, add_keyword, quoted_names, runs_only_in_the_parent, spawn_context
 from tfproc_lint.fixes.base import FixBuilder

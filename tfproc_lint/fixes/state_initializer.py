@@ -24,11 +24,11 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import api
-from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, RouteKind, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
-from tfproc_lint.analysis.workers import WorkerKind
+from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (

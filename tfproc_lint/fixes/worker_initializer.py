@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
+from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tfproc_lint.analysis import outcomes
-from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.common import quoted_names
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule

@@ -11,7 +11,7 @@ from tfproc_lint.analysis.names import is_tensorflow
 from tfproc_lint.analysis.routes import RouteKind, one_task_per_child
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, child_nodes, iter_tree
+from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
@@ -305,16 +305,14 @@ def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: s
     `build_graph(task)`)."""
     if reads_any(builder, derived):
         return True
-    site = analysis.site(builder)
-    value = analysis.classifier.classify(builder, site.scope, site.order) if site else None
-    if value is None or value.kind not in (Kind.SESSION, Kind.GRAPH):
+    if analysis.kind_of(builder).kind not in (Kind.SESSION, Kind.GRAPH):
         return False
     order = analysis.symbols.order_of_node.get(builder, 0)
     for call in calls_in(info.node.body):
         call_site = analysis.site(call)
         if call_site is None or not reads_any(call, derived):
             continue
-        if _runs_task_fetches(analysis, call, call_site, derived):
+        if _runs_task_fetches(analysis, call, derived):
             return True  # sess.run(fetches built from the task): the graph is the task's
         if analysis.symbols.order_of_node.get(call, 0) >= order:
             continue
@@ -324,12 +322,11 @@ def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: s
     return False
 
 
-def _runs_task_fetches(analysis, call: cst.Call, site, derived: set[str]) -> bool:
+def _runs_task_fetches(analysis, call: cst.Call, derived: set[str]) -> bool:
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value in api.SESSION_RUNS and call.args):
         return False
-    receiver = analysis.classifier.classify(func.value, site.scope, site.order)
-    return receiver.kind is Kind.SESSION and reads_any(call.args[0].value, derived)
+    return analysis.kind_of(func.value).kind is Kind.SESSION and reads_any(call.args[0].value, derived)
 
 
 def _trains(info: FunctionInfo) -> bool:
@@ -360,26 +357,10 @@ def _mapped_iterable(crossing) -> str | None:
     return " ".join(cst.Module([]).code_for_node(data).split()) if data is not None else None
 
 
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
-
-
 def _in_loop_below(analysis, call: cst.Call, construction: cst.Call) -> bool:
     """`call` sits in a loop (or comprehension) that does not also contain the pool's construction."""
-    loops = _loops_around(analysis.module, call)
+    loops = analysis.loops_around(call)
     return any(not any(n is construction for n in iter_tree(loop, enter_scopes=False)) for loop in loops)
-
-
-def _loops_around(root: cst.CSTNode, target: cst.CSTNode) -> list:
-    """The loops and comprehensions that contain `target`, outermost first (one walk)."""
-    stack = [(root, ())]
-    while stack:
-        node, loops = stack.pop()
-        if node is target:
-            return [loop for loop in loops if loop is not target]
-        if isinstance(node, _LOOPS):
-            loops = (*loops, node)
-        stack.extend((child, loops) for child in child_nodes(node))
-    return []
 
 
 def _unguarded_calls(statements):

@@ -10,7 +10,6 @@ from tfproc_lint.analysis import api, outcomes
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import in_loop
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -231,7 +230,7 @@ def _few_literal_tasks(analysis, owner) -> bool:
         if crossing.route.kind is RouteKind.INITARGS:
             continue
         if crossing.route.submits_one_task:
-            if in_loop(analysis.module, crossing.call):
+            if analysis.loops_around(crossing.call):
                 return False
             tasks += 1
             continue

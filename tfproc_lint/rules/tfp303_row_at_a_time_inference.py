@@ -8,7 +8,7 @@ from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import calls_in, in_loop
+from tfproc_lint.analysis.walk import calls_in
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -178,7 +178,7 @@ class RowAtATimeInference(Rule):
         if worker.function is None or worker.kind not in RUNS_A_FUNCTION:
             return
         run = one_item_run(analysis, worker.function)
-        if run is None or (method in ONE_TASK_METHODS and not in_loop(analysis.module, crossing.call)):
+        if run is None or (method in ONE_TASK_METHODS and not analysis.loops_around(crossing.call)):
             return
         yield Report(
             crossing.callable,
@@ -199,18 +199,17 @@ def one_item_run(analysis, info: FunctionInfo) -> cst.Call | None:
         site = analysis.site(call)
         if site is None:
             continue
-        if any(items.is_single_row(batch, feed) for batch, feed in _model_inputs(analysis, call, site)):
+        if any(items.is_single_row(batch, feed) for batch, feed in _model_inputs(analysis, call)):
             return call
     return None
 
 
-def _model_inputs(analysis, call: cst.Call, site) -> list[tuple[cst.BaseExpression, bool]]:
+def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bool]]:
     """What a call gives a model as its batch: `model.predict(X)`, `model(X)`, `sess.run(f, {p: X})`;
     with True for a session's feed, where a list is a batch (for Keras it is the model's inputs)."""
-    classify = analysis.classifier.classify
     func = call.func
     if isinstance(func, cst.Attribute):
-        receiver = classify(func.value, site.scope, site.order).kind
+        receiver = analysis.kind_of(func.value).kind
         if receiver is Kind.KERAS_MODEL and func.attr.value in api.MODEL_BATCH_METHODS:
             given = argument(call, 0, "x")
             return [(given, False)] if given is not None else []
@@ -219,7 +218,7 @@ def _model_inputs(analysis, call: cst.Call, site) -> list[tuple[cst.BaseExpressi
             if isinstance(feed, cst.Dict):
                 return [(e.value, True) for e in feed.elements if isinstance(e, cst.DictElement)]
             return []
-    callee = classify(func, site.scope, site.order)
+    callee = analysis.kind_of(func)
     if callee.kind in (Kind.KERAS_MODEL, Kind.SAVED_MODEL, Kind.TF_FUNCTION) and callee.origin is not call \
             and call.args and call.args[0].keyword is None and not call.args[0].star:
         return [(call.args[0].value, False)]

@@ -5,15 +5,14 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import engines
-from tfproc_lint.analysis.file_analysis import FileAnalysis, Owner
+from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
 from tfproc_lint.analysis.values import argument, keyword
 from tfproc_lint.analysis.walk import calls_in
+from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
 from tfproc_lint.rules.base import Example, Report, Rule
-
-_LOOPS = (cst.For, cst.While, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)
 
 
 class GpuWorkersTakeAllMemory(Rule):
@@ -235,15 +234,13 @@ class GpuWorkersTakeAllMemory(Rule):
         """The process is made in a loop (or comprehension) of its function, and not joined in the
         same iteration (`p.start(); p.join()` runs one process at a time)."""
         function = analysis.enclosing_function_node(owner.construction)
-        for ancestor in analysis.ancestors(owner.construction):
-            if ancestor is function:
-                return False
-            if isinstance(ancestor, _LOOPS):
-                names = _bound_to(analysis, owner.construction)
-                return not any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
-                               and isinstance(call.func.value, cst.Name) and call.func.value.value in names
-                               for call in calls_in(ancestor))
-        return False
+        loops = analysis.loops_around(owner.construction)
+        if not loops or (function is not None and not any(a is function for a in analysis.ancestors(loops[0]))):
+            return False
+        names = _bound_to(analysis, owner.construction)
+        return not any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
+                       and isinstance(call.func.value, cst.Name) and call.func.value.value in names
+                       for call in calls_in(loops[0]))
 
     def _limited(self, analysis: FileAnalysis, owner: Owner) -> bool:
         """Some limit reaches the workers: in their code, at import (spawned children re-import the
