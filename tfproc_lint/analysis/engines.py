@@ -89,7 +89,8 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             call = target if isinstance(target, cst.Call) else None
-            name = self.classifier.qualified_name(call.func if call else target, scope or info.scope, 10**9)
+            name = self.classifier.qualified_name(call.func if call else target, scope or info.scope,
+                                                  self.symbols.end_of_file)
             if name == api.RAY_REMOTE:
                 return call if call is not None else True
         return False
@@ -450,7 +451,7 @@ def captured_globals(analysis, crossing: Crossing, body: cst.CSTNode, scope: Sco
         bindings = owner.bindings.get(name.value, [])
         if not bindings or any(b.kind in ("class", "import") for b in bindings):
             continue
-        value = analysis.classifier.classify(name, scope, 10**9)
+        value = analysis.classifier.classify(name, scope, analysis.symbols.end_of_file)
         if any(b.kind == "def" for b in bindings) and value.kind is not Kind.TF_FUNCTION:
             continue
         if value.kind in STATE and crossing_failure(analysis, crossing, name, value) is not None:

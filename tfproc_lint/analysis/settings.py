@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from tfproc_lint.analysis.workers import Owner
 
 MAX_WORKER_DEPTH = 3
-LATE = 10**9  # an order after every binding: a name's last (or every enclosing) binding
 _GPU_DEVICE = re.compile(r"(?i)^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?gpu(?::|$)")
 
 
@@ -71,7 +70,7 @@ def _assignments_and_calls(analysis: "FileAnalysis") -> list:
 
 
 def _is_environ(analysis: "FileAnalysis", node: cst.BaseExpression, scope: Scope) -> bool:
-    return analysis.classifier.qualified_name(node, scope, LATE) == api.ENVIRON
+    return analysis.classifier.qualified_name(node, scope, analysis.symbols.end_of_file) == api.ENVIRON
 
 
 def _assigned(analysis, node: cst.Assign, scope: Scope) -> EnvSetting | None:
@@ -90,7 +89,7 @@ def _set_by_call(analysis, call: cst.Call, scope: Scope) -> EnvSetting | None:
     func = call.func
     if not isinstance(func, cst.Attribute):
         return None
-    if analysis.classifier.qualified_name(func, scope, LATE) == api.PUTENV:
+    if analysis.classifier.qualified_name(func, scope, analysis.symbols.end_of_file) == api.PUTENV:
         key = string_value(analysis, call.args[0].value, scope) if call.args else None
         return EnvSetting(call, (key,), f'os.putenv("{key}", ...)') if key else None
     if func.attr.value not in api.ENVIRON_SETTERS or not _is_environ(analysis, func.value, scope):
@@ -111,7 +110,7 @@ def string_value(analysis, node: cst.BaseExpression, scope: Scope, depth: int = 
         value = node.evaluated_value
         return value if isinstance(value, str) else None
     if isinstance(node, cst.Name) and depth < 3:
-        bindings = analysis.symbols.bindings_at(node.value, scope, LATE)
+        bindings = analysis.symbols.bindings_at(node.value, scope, analysis.symbols.end_of_file)
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return string_value(analysis, bindings[0].value, bindings[0].scope, depth + 1)
     return None
@@ -130,7 +129,7 @@ def dict_keys(analysis, node: cst.BaseExpression, scope: Scope, depth: int = 0) 
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict":
         return [arg.keyword.value for arg in node.args if arg.keyword is not None]
     if isinstance(node, cst.Name) and depth < 3:
-        bindings = analysis.symbols.bindings_at(node.value, scope, LATE)
+        bindings = analysis.symbols.bindings_at(node.value, scope, analysis.symbols.end_of_file)
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return dict_keys(analysis, bindings[0].value, bindings[0].scope, depth + 1)
     return []

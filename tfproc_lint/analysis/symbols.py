@@ -118,6 +118,9 @@ class SymbolTable:
         self.imported_modules: set[str] = collector.imported_modules
         self.main_guard_orders: list[tuple[int, int]] = collector.main_guard_orders
         self.subscript_stores: list[CallSite] = collector.subscript_stores  # `x[k] = v` statements
+        # The textual order of the end of the file, after every binding and call: a name looked
+        # up there sees the last binding in its own scope (and every binding of enclosing scopes).
+        self.end_of_file: int = collector.counter + 1
 
     def in_main_guard(self, binding: Binding) -> bool:
         """The binding is made by the module's `if __name__ == "__main__":` block."""

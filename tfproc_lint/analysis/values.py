@@ -217,7 +217,7 @@ class Classifier:
         else:
             return UNKNOWN
         index = binding.unpack_index
-        values = [self.classify(display.elements[index].value, scope, 10**9, depth + 1)
+        values = [self.classify(display.elements[index].value, scope, self.symbols.end_of_file, depth + 1)
                   for display, scope in displays
                   if index is not None and index < len(display.elements)
                   and not any(isinstance(e, cst.StarredElement) for e in display.elements)]
@@ -316,7 +316,8 @@ class Classifier:
                 continue
             lineage.append(klass)
             for base in klass.node.bases:
-                value = self.classify(base.value, klass.outer, self.symbols.order_of_node.get(klass.node, 10**9))
+                order = self.symbols.order_of_node.get(klass.node, self.symbols.end_of_file)
+                value = self.classify(base.value, klass.outer, order)
                 if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
                     pending.append(value.info)
         return lineage
@@ -326,12 +327,12 @@ class Classifier:
         multiprocessing context class)."""
         for klass in self.class_lineage(info):
             for base in klass.node.bases:
-                name = self.qualified_name(base.value, klass.outer, 10**9)
+                name = self.qualified_name(base.value, klass.outer, self.symbols.end_of_file)
                 if name in _BASE_KINDS:
                     return _BASE_KINDS[name]
                 if name in api.CONTEXT_CLASSES or self._context_type_of(base.value, klass.outer):
                     return Kind.CONTEXT
-                base_value = self.classify(base.value, klass.outer, 10**9)
+                base_value = self.classify(base.value, klass.outer, self.symbols.end_of_file)
                 if base_value.kind is Kind.CONTEXT and isinstance(base.value, cst.Attribute):
                     if base.value.attr.value == "Process":
                         return Kind.PROCESS
@@ -342,7 +343,7 @@ class Classifier:
         `class C(type(multiprocessing.get_context("fork")))`)."""
         for klass in self.class_lineage(info):
             for base in klass.node.bases:
-                name = self.qualified_name(base.value, klass.outer, 10**9)
+                name = self.qualified_name(base.value, klass.outer, self.symbols.end_of_file)
                 if name in api.CONTEXT_CLASSES:
                     return api.CONTEXT_CLASSES[name]
                 method = self._context_type_of(base.value, klass.outer)
@@ -366,7 +367,7 @@ class Classifier:
                         candidates.append(small.value)
         for candidate in candidates:
             if candidate is not None:
-                context = self.classify(candidate, init.scope, 10**9)
+                context = self.classify(candidate, init.scope, self.symbols.end_of_file)
                 if context.kind is Kind.CONTEXT:
                     return context.method or "default"
         return None
@@ -374,8 +375,8 @@ class Classifier:
     def _context_type_of(self, node: cst.BaseExpression, scope: Scope) -> str | None:
         """`type(multiprocessing.get_context("fork"))` -> "fork"."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "type" \
-                and len(node.args) == 1 and not self.symbols.bindings_at("type", scope, 10**9):
-            inner = self.classify(node.args[0].value, scope, 10**9)
+                and len(node.args) == 1 and not self.symbols.bindings_at("type", scope, self.symbols.end_of_file):
+            inner = self.classify(node.args[0].value, scope, self.symbols.end_of_file)
             if inner.kind is Kind.CONTEXT:
                 return inner.method or "default"
         return None
@@ -421,7 +422,8 @@ class Classifier:
         returns = info.returns
         if not returns or depth > MAX_DEPTH:
             return UNKNOWN
-        return merge(self.classify(r.value, info.scope, 10**9, depth + 1) if r.value is not None else NONE
+        end = self.symbols.end_of_file
+        return merge(self.classify(r.value, info.scope, end, depth + 1) if r.value is not None else NONE
                      for r in returns)
 
     def method_of_class(self, klass: ClassInfo, name: str) -> FunctionInfo | None:

@@ -243,7 +243,7 @@ class _ItemsOf:
         return None
 
     def _name(self, node: cst.BaseExpression) -> str | None:
-        return self.analysis.classifier.qualified_name(node, self.info.scope, 10**9)
+        return self.analysis.classifier.qualified_name(node, self.info.scope, self.analysis.symbols.end_of_file)
 
     def is_single_row(self, batch: cst.BaseExpression, feed: bool, depth: int = 0) -> bool:
         """`x[None]`, `x[np.newaxis, ...]`, `np.expand_dims(x, 0)`, `np.array([x])`, `x.reshape(1, -1)`, or
