@@ -22,8 +22,8 @@ LAYERS = {
     "analysis": {"tfproc_lint.analysis"},
     "fixes": {"tfproc_lint.fixes"},
     "rules": {"tfproc_lint.rules"},
-    "engine": {"tfproc_lint.engine", "tfproc_lint.fixing", "tfproc_lint.noqa", "tfproc_lint.notebook",
-               "tfproc_lint.magics"},
+    "engine": {"tfproc_lint.parsing", "tfproc_lint.noqa", "tfproc_lint.engine", "tfproc_lint.fixing",
+               "tfproc_lint.add_noqa", "tfproc_lint.notebook", "tfproc_lint.magics"},
 }
 ORDER = [*LAYERS, "front end"]
 

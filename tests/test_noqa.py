@@ -6,7 +6,7 @@ import pytest
 from flake8.violation import Violation
 
 from tfproc_lint.diagnostics import Diagnostic
-from tfproc_lint.engine import remove_noqa
+from tfproc_lint.noqa import remove_noqa
 
 # (comment on the finding's line, codes it silences among TFP101 / TFP201 / TFP301)
 CASES = [

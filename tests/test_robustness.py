@@ -24,7 +24,8 @@ from tfproc_lint import batch, engine
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config
 from tfproc_lint.fixes.common import replace_nodes
-from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, lint_source, parse
+from tfproc_lint.engine import DEFAULT_CONFIG, SourceError, lint_source
+from tfproc_lint.parsing import parse
 from tfproc_lint.rules.base import all_rules
 from tfproc_lint.files import collect_files
 

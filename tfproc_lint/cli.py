@@ -236,7 +236,7 @@ def _add_noqa(args, config, files, path_errors) -> int:
     """Check, then mark the findings of each file that has some; report how many lines changed."""
     from tfproc_lint import batch
     from tfproc_lint.diagnostics import FileError
-    from tfproc_lint.noqa import add_noqa
+    from tfproc_lint.add_noqa import add_noqa
 
     results = batch.check_files(files, config, args.jobs)
     with_findings = {result.path for result in results if result.diagnostics}

@@ -17,7 +17,9 @@ from tfproc_lint.analysis.prefilter import may_match, may_match_tree
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
+from tfproc_lint.noqa import remove_noqa
 from tfproc_lint.rules.base import Report, Rule, all_rules
+from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.source import DecodedSource, SourceError, decode, parse_guard, read_source  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -30,45 +32,7 @@ def enabled_rules(config: Config) -> list[Rule]:
     return [rule() for rule in all_rules() if config.is_enabled(rule.code, rule.default_enabled)]
 
 
-def parse(source: str) -> cst.Module:
-    return parse_with_syntax_tree(source)[0]
-
-
-def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
-    """LibCST's tree, and CPython's tree of the same source when CPython accepts it (the guard
-    below builds it anyway; positions use it to find where statements start)."""
-    syntax_tree = parse_guard(source)
-    return _parse_guarded(source), syntax_tree
-
-
-def _parse_guarded(source: str) -> cst.Module:
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        raise SourceError(_syntax_error(source, error)) from None
-    except RecursionError:
-        raise SourceError("cannot parse: the code is nested too deeply") from None
-    except (ValueError, TypeError) as error:  # e.g. NUL bytes
-        raise SourceError(f"cannot parse: {str(error).splitlines()[0]}") from None
-    except cst.CSTValidationError as error:  # valid Python LibCST's parser rejects: `"" not in.0`
-        raise SourceError(f"cannot parse with LibCST: {str(error).splitlines()[0]}") from None
-
-
 UNSCREENED = object()  # `lint_source(syntax_tree=...)` not given: the engine runs the guard and the stages
-
-
-def _syntax_error(source: str, error: cst.ParserSyntaxError) -> str:
-    """One line, with CPython's wording where it has one (it names Python 2 print statements)."""
-    try:
-        compile(source, "<source>", "exec", dont_inherit=True, flags=ast.PyCF_ONLY_AST)
-    except SyntaxError as python_error:
-        if python_error.lineno:
-            return (f"cannot parse as Python 3 (line {python_error.lineno}, column {python_error.offset or 1}): "
-                    f"{python_error.msg}")
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    message = str(error.message).split(": expected one of")[0].splitlines()[0] if error.message else "invalid syntax"
-    return f"cannot parse as Python 3 (line {error.editor_line}, column {error.editor_column}): {message}"
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
@@ -99,7 +63,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         # Analysed already without fix edits (a fix's rewrite, checked before the fix loop applies
         # it): with no fix among the findings, the edits and their checks change nothing.
         return remove_noqa(recent[1], source) if respect_noqa else list(recent[1])
-    module = _parse_guarded(source)
+    module = parse_guarded(source)
     try:
         diagnostics = _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes,
                                    notebook, syntax_tree)
@@ -279,28 +243,3 @@ def text_edits(before: str, after: str) -> tuple[Edit, ...]:
         if tag != "equal":
             edits.append(Edit(offsets[i1], offsets[i2], "".join(new[j1:j2])))
     return tuple(edits)
-
-
-# flake8's NOQA_INLINE_REGEXP (flake8/defaults.py): "# noqa" in any case, then an optional
-# ":" and a list of codes; tests/test_noqa.py checks that the decisions are flake8's.
-_NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
-
-
-def remove_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
-    """Drop findings silenced by `# noqa` on their line, as flake8 does: a bare `# noqa` silences
-    every finding; `# noqa: CODE[,CODE ...]` those whose code starts with one of the codes as
-    written (`TFP1` covers TFP101; other tools' codes may be mixed in)."""
-    if "noqa" not in source.lower() or not diagnostics:
-        return diagnostics
-    lines = source.splitlines()
-    kept = []
-    for diagnostic in diagnostics:
-        line = lines[diagnostic.line - 1] if diagnostic.line <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is None:
-            kept.append(diagnostic)
-            continue
-        codes = match.group("codes")
-        if codes and not diagnostic.code.startswith(tuple(c for c in re.split(r"[,\s]+", codes) if c)):
-            kept.append(diagnostic)
-    return kept

@@ -17,10 +17,11 @@ from typing import Callable
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, Fix
 from tfproc_lint.engine import (
-    DEFAULT_CONFIG, SourceError, finding_key, lint_program, lint_source, parse, read_source,
+    DEFAULT_CONFIG, SourceError, finding_key, lint_program, lint_source, read_source,
 )
 from tfproc_lint.files import is_notebook
 from tfproc_lint.notebook import CellBoundaryError, Program, read_notebook, write_notebook
+from tfproc_lint.parsing import parse
 
 MAX_ROUNDS = 10
 

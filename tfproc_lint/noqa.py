@@ -1,11 +1,10 @@
-"""`--add-noqa`: silence every current finding with `# noqa: CODE` at the end of its line.
+"""`# noqa` comments: which findings they silence (as flake8 decides), and the edits that add a
+finding's code to the comment on its line (`--add-noqa`, add_noqa.py; the language server's
+"silence" action).
 
-For adopting tfproc-lint on an existing code base: the findings of today are marked, new code is
-checked. A line that already has `# noqa: X` keeps its codes and gains the missing ones; running
-it again changes nothing; a file without findings is never touched. Files are written like fixes
-are (atomically, keeping encoding, BOM, newline style and permissions); in a notebook the
-comment goes on the line of the finding's cell. A line where a comment cannot go (it ends inside a
-multi-line string, or with a backslash continuation) is left alone and reported.
+A line that already has `# noqa: X` keeps its codes and gains the missing ones; a bare `# noqa`
+already silences everything. A line where a comment cannot go (it ends inside a multi-line string,
+or with a backslash continuation) is left alone and reported.
 """
 
 from __future__ import annotations
@@ -13,22 +12,35 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
 
-from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit
-from tfproc_lint.files import SourceFile, is_notebook
-from tfproc_lint.source import SourceError, split_lines
+from tfproc_lint.source import split_lines
 
+# flake8's NOQA_INLINE_REGEXP (flake8/defaults.py): "# noqa" in any case, then an optional
+# ":" and a list of codes; tests/test_noqa.py checks that the decisions are flake8's.
+_SILENCING = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+# An existing comment that `--add-noqa` extends (spaces after "#" allowed).
 NOQA = re.compile(r"#\s*noqa(?::\s?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-@dataclass
-class NoqaOutcome:
-    path: str
-    changed: int = 0  # lines that gained a comment or a code
-    skipped: list[str] = field(default_factory=list)  # where no comment could go: `path:line`, `path:cell N:line`
-    error: str | None = None
+def remove_noqa(diagnostics: list[Diagnostic], source: str) -> list[Diagnostic]:
+    """Drop findings silenced by `# noqa` on their line, as flake8 does: a bare `# noqa` silences
+    every finding; `# noqa: CODE[,CODE ...]` those whose code starts with one of the codes as
+    written (`TFP1` covers TFP101; other tools' codes may be mixed in)."""
+    if "noqa" not in source.lower() or not diagnostics:
+        return diagnostics
+    lines = source.splitlines()
+    kept = []
+    for diagnostic in diagnostics:
+        line = lines[diagnostic.line - 1] if diagnostic.line <= len(lines) else ""
+        match = _SILENCING.search(line)
+        if match is None:
+            kept.append(diagnostic)
+            continue
+        codes = match.group("codes")
+        if codes and not diagnostic.code.startswith(tuple(c for c in re.split(r"[,\s]+", codes) if c)):
+            kept.append(diagnostic)
+    return kept
 
 
 def noqa_edits(text: str, diagnostics: list[Diagnostic]) -> tuple[list[Edit], list[int]]:
@@ -89,48 +101,3 @@ def _line_facts(text: str) -> tuple[set[int], dict[int, int]]:
         if code.rstrip().endswith("\\"):
             blocked.add(number)
     return blocked, comments
-
-
-def add_noqa(source_file: SourceFile, config: Config) -> NoqaOutcome:
-    """Mark one file's findings; write it only when a line changed."""
-    outcome = NoqaOutcome(source_file.display)
-    try:
-        if is_notebook(source_file.path):
-            _notebook(source_file, config, outcome)
-        else:
-            _python(source_file, config, outcome)
-    except SourceError as error:
-        outcome.error = str(error)
-    except OSError as error:
-        outcome.error = f"cannot write: {error.strerror or error}"
-    return outcome
-
-
-def _python(source_file: SourceFile, config: Config, outcome: NoqaOutcome) -> None:
-    from tfproc_lint.engine import lint_source, read_source
-    from tfproc_lint.fixing import apply_edits, write_atomically
-
-    decoded = read_source(source_file.path)
-    diagnostics = lint_source(decoded.text, source_file.display, config)
-    edits, skipped = noqa_edits(decoded.text, diagnostics)
-    outcome.skipped = [f"{source_file.display}:{line}" for line in skipped]
-    if edits:
-        data = apply_edits(decoded.text, edits).encode(decoded.encoding)
-        write_atomically(source_file.path, (b"\xef\xbb\xbf" if decoded.bom else b"") + data)
-        outcome.changed = len(edits)
-
-
-def _notebook(source_file: SourceFile, config: Config, outcome: NoqaOutcome) -> None:
-    from tfproc_lint.engine import lint_program
-    from tfproc_lint.fixing import write_atomically
-    from tfproc_lint.notebook import read_notebook, write_notebook
-
-    notebook = read_notebook(source_file.path.read_bytes())
-    if notebook.program is None:
-        return
-    program = notebook.program
-    edits, skipped = noqa_edits(program.text, lint_program(program, source_file.display, config))
-    outcome.skipped = ["{}:cell {}:{}".format(source_file.display, *program.locate(line)) for line in skipped]
-    if edits:
-        write_atomically(source_file.path, write_notebook(notebook, program.with_edits(edits).sources()))
-        outcome.changed = len(edits)
