@@ -17,10 +17,11 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import api
+from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing, Route, RouteKind, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
-from tfproc_lint.analysis.values import Classifier, Value, keyword
+from tfproc_lint.analysis.values import Value, keyword
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.analysis.workers import Worker, WorkerKind
 

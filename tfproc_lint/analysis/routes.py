@@ -14,9 +14,10 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import api
+from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite, Scope, SymbolTable
-from tfproc_lint.analysis.values import Classifier, Value, argument, keyword, positional
+from tfproc_lint.analysis.values import Value, argument, keyword, positional
 
 POOL_TASK_METHODS = {
     # method: (index of the callable, index of the iterable or args, how the data is given)
