@@ -4,7 +4,7 @@ Spark RDDs, DataFrames and UDFs.
 Every engine serialises the task function and its arguments with cloudpickle and runs them in
 worker processes that it started itself (never forked from the driver): so only what crosses
 matters here, not the start method. The crossings found here have an owner of kind `Kind.ENGINE`
-(never a pool owner: the start-method rules do not apply), `pickled="always"`, and in `extra`
+(never a pool owner: the start-method rules do not apply), `pickled=Pickling.ALWAYS`, and in `extra`
 the engine ("ray", "dask", "spark"), how many times the callable runs ("one", "per-item",
 "per-batch", "per-partition"), the method and, for Ray, the `num_gpus` node. The knowledge is
 data in api.py; the rules word the engine's own fix.
@@ -19,7 +19,7 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
-from tfproc_lint.analysis.routes import Crossing, Route, RouteKind, Sent
+from tfproc_lint.analysis.routes import Crossing, Pickling, Route, RouteKind, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import Value, keyword
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
@@ -63,7 +63,8 @@ class EngineRoutes:
             return [crossing] if crossing else []
         name = self.classifier.qualified_name(func, site.scope, site.order)
         if name == api.RAY_PUT and call.args:
-            crossing = Crossing(_route("ray.put", "put"), call, site, _owner("ray", call, "one", "put"), "always")
+            owner = _owner("ray", call, "one", "put")
+            crossing = Crossing(_route("ray.put", "put"), call, site, owner, Pickling.ALWAYS)
             crossing.sent.append(Sent(call.args[0].value, site.scope))
             return [crossing]
         if name in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS:
@@ -73,7 +74,7 @@ class EngineRoutes:
             inner = self.classifier.qualified_name(func.func, site.scope, site.order)
             if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
                 crossing = Crossing(_route("dask.delayed"), call, site, _owner("dask", call, "one", "delayed"),
-                                    "always")
+                                    Pickling.ALWAYS)
                 crossing.callable, crossing.callable_scope = func.args[0].value, site.scope
                 crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
                 return [crossing]
@@ -110,11 +111,11 @@ class EngineRoutes:
             gpus = _num_gpus(options) or (_num_gpus(decorator) if isinstance(decorator, cst.Call) else None)
             route = _route("a Ray actor's constructor (.remote())" if actor else "a Ray task (.remote())", "remote")
             owner = _owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
-            crossing = Crossing(route, call, site, owner, "always")
+            crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
             crossing = Crossing(_route("a Ray actor method (.remote())", "remote"), call, site,
-                                _owner("ray", call, "one", "actor method"), "always")
+                                _owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
         else:
             return None
         crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
@@ -168,7 +169,7 @@ class EngineRoutes:
         if (receiver, method) in api.ENGINE_SENDS and call.args:
             crossing = Crossing(_route(f"{_receiver_noun(receiver)}.{method}()", method), call, site,
                                 _owner(engine, call, api.ENGINE_SENDS[(receiver, method)], method,
-                                       receiver=func.value), "always")
+                                       receiver=func.value), Pickling.ALWAYS)
             crossing.sent.append(Sent(call.args[0].value, site.scope))
             return crossing
         task = api.ENGINE_TASK_METHODS.get((receiver, method))
@@ -179,7 +180,8 @@ class EngineRoutes:
         if len(positional_args) <= index:
             return None
         owner = _owner(engine, call, tasks, method, receiver=func.value)
-        crossing = Crossing(_route(f"{_receiver_noun(receiver)}.{method}()", method), call, site, owner, "always")
+        route = _route(f"{_receiver_noun(receiver)}.{method}()", method)
+        crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
         if receiver == "dask.client":
             for arg in call.args:
@@ -216,7 +218,7 @@ class EngineRoutes:
         else:
             iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
-        crossing = Crossing(_route(route), call, site, _owner("spark", call, tasks, "udf", info=info), "always")
+        crossing = Crossing(_route(route), call, site, _owner("spark", call, tasks, "udf", info=info), Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = function_node, scope
         return crossing
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
-from tfproc_lint.analysis.routes import Crossing, RouteKind
+from tfproc_lint.analysis.routes import Crossing, Pickling, RouteKind
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -41,7 +41,7 @@ _BETWEEN_PROCESSES = frozenset({RouteKind.QUEUE_PUT, RouteKind.CONNECTION_SEND, 
 
 
 def is_pickled(crossing: Crossing, method: str) -> bool:
-    return crossing.pickled in ("always", "feeder-thread") or (crossing.pickled == "unless-fork" and method != "fork")
+    return crossing.pickled is not Pickling.UNLESS_FORK or method != "fork"
 
 
 def where_raised(crossing: Crossing) -> str:
@@ -64,13 +64,13 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
             return None  # a bare graph inherited by fork works as long as no session ran (TFP201)
         return FORK_HANG
     if kind is Kind.KERAS_MODEL:
-        per_task = crossing.pickled == "always" and (crossing.route.is_pool_task
+        per_task = crossing.pickled is Pickling.ALWAYS and (crossing.route.is_pool_task
                                                      or crossing.route.kind is RouteKind.JOBLIB)
         caveat = " (unregistered custom layers kill the worker and hang the pool)" \
             if crossing.route.kind is RouteKind.POOL_TASK else ""  # measured for multiprocessing pools
         return f"the whole model is pickled {'for every task' if per_task else 'into the worker'}{caveat}"
     error = _pickle_error(kind, crossing.owner.extra.get("pickler"))
-    if crossing.pickled == "feeder-thread":
+    if crossing.pickled is Pickling.FEEDER_THREAD:
         return "the queue's feeder thread cannot pickle it: the error is printed, the item dropped, get() waits forever"
     return f"pickling fails ({error}) {where_raised(crossing)}"
 
@@ -101,7 +101,7 @@ def remedy(crossing: Crossing, kind: Kind) -> str:
 
 def assumption(crossing: Crossing | None, method: str, why: str) -> str:
     """A note on the start method when the outcome depends on one the file does not name."""
-    if why and (crossing is None or crossing.pickled == "unless-fork"):
+    if why and (crossing is None or crossing.pickled is Pickling.UNLESS_FORK):
         return f" ({method} assumed: {why})"
     return ""
 

@@ -57,6 +57,14 @@ class RouteKind(enum.Enum):
     ENGINE = "{label}"  # Ray, Dask, Spark: in the engine's words ("a Ray task (.remote())", "rdd.map()")
 
 
+class Pickling(enum.Enum):
+    """When what crosses is pickled."""
+
+    ALWAYS = "always"
+    UNLESS_FORK = "unless-fork"  # a forked child inherits it (Process arguments, initargs)
+    FEEDER_THREAD = "feeder-thread"  # later, by the queue's feeder thread: an error is printed, not raised
+
+
 # Routes whose every call submits one task (TFP301, TFP302, TFP303).
 ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
@@ -102,7 +110,7 @@ class Crossing:
     call: cst.Call
     site: CallSite
     owner: Value
-    pickled: str  # "always" | "unless-fork" | "feeder-thread" | "never"
+    pickled: Pickling
     sent: list[Sent] = field(default_factory=list)
     callable: cst.BaseExpression | None = None
     callable_scope: Scope | None = None
@@ -140,7 +148,7 @@ class RouteFinder:
             if isinstance(target.target, cst.Subscript):
                 owner = self.classifier.classify(target.target.value, site.scope, site.order)
                 if owner.kind is Kind.PROXY:
-                    crossing = Crossing(Route(RouteKind.PROXY_STORE), statement, site, owner, "always")
+                    crossing = Crossing(Route(RouteKind.PROXY_STORE), statement, site, owner, Pickling.ALWAYS)
                     self._add_container_member(crossing, statement.value, site.scope, 0)
                     return crossing
         return None
@@ -155,7 +163,7 @@ class RouteFinder:
         owner = self.classifier.classify(call.func, site.scope, site.order)
         if owner.kind is not Kind.PARALLEL or not call.args:
             return None
-        crossing = Crossing(Route(RouteKind.JOBLIB), call, site, owner, "always")
+        crossing = Crossing(Route(RouteKind.JOBLIB), call, site, owner, Pickling.ALWAYS)
         tasks = call.args[0].value
         scope = site.scope
         if isinstance(tasks, (cst.GeneratorExp, cst.ListComp)):
@@ -186,11 +194,11 @@ class RouteFinder:
         if owner.kind is Kind.PROCESS:
             if owner.info is not None:  # a Process subclass: its constructor arguments
                 crossing = Crossing(Route(RouteKind.PROCESS_SUBCLASS, receiver=owner.detail), call, site, owner,
-                                    "unless-fork")
+                                    Pickling.UNLESS_FORK)
                 for arg in call.args:
                     crossing.sent.append(Sent(arg.value, site.scope))
                 return [crossing]
-            crossing = Crossing(Route(RouteKind.PROCESS_ARGS), call, site, owner, "unless-fork")
+            crossing = Crossing(Route(RouteKind.PROCESS_ARGS), call, site, owner, Pickling.UNLESS_FORK)
             self._set_callable(crossing, argument(call, 1, "target"), site.scope)
             self._add_elements(crossing, argument(call, 3, "args"), site.scope)
             self._add_elements(crossing, argument(call, 4, "kwargs"), site.scope)
@@ -200,7 +208,7 @@ class RouteFinder:
         initializer = argument(call, initializer_index, "initializer")
         if initializer is None:
             return []
-        crossing = Crossing(route, call, site, owner, "unless-fork")
+        crossing = Crossing(route, call, site, owner, Pickling.UNLESS_FORK)
         self._set_callable(crossing, initializer, site.scope)
         self._add_elements(crossing, argument(call, initializer_index + 1, "initargs"), site.scope)
         return [crossing]
@@ -212,7 +220,7 @@ class RouteFinder:
         kind = owner.kind
         if kind is Kind.POOL and name in POOL_TASK_METHODS:
             callable_index, data_index, shape = POOL_TASK_METHODS[name]
-            crossing = Crossing(Route(RouteKind.POOL_TASK, name), call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.POOL_TASK, name), call, site, owner, Pickling.ALWAYS)
             self._set_callable(crossing, argument(call, callable_index, "func"), site.scope)
             if shape == "args":
                 self._add_elements(crossing, argument(call, data_index, "args"), site.scope)
@@ -225,7 +233,7 @@ class RouteFinder:
                 self._add_iterable(crossing, data, site.scope, starred=shape == "star_iterable")
             return crossing
         if kind is Kind.EXECUTOR and name in ("submit", "map"):
-            crossing = Crossing(Route(RouteKind.EXECUTOR_TASK, name), call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.EXECUTOR_TASK, name), call, site, owner, Pickling.ALWAYS)
             positional_args = [arg for arg in call.args if arg.keyword is None]
             if positional_args:
                 self._set_callable(crossing, positional_args[0].value, site.scope)
@@ -241,18 +249,18 @@ class RouteFinder:
         if kind is Kind.QUEUE and name in QUEUE_METHODS:
             proxy = bool(owner.extra.get("proxy"))
             simple = owner.detail.endswith("SimpleQueue")
-            pickled = "always" if (proxy or simple) else "feeder-thread"
+            pickled = Pickling.ALWAYS if (proxy or simple) else Pickling.FEEDER_THREAD
             route = Route(RouteKind.QUEUE_PUT, name, "Manager Queue" if proxy else "Queue")
             crossing = Crossing(route, call, site, owner, pickled)
             self._add_container_member(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope, 0)
             return crossing
         if kind is Kind.PROXY and name in api.PROXY_SENDING_METHODS:
-            crossing = Crossing(Route(RouteKind.PROXY_CALL, name), call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.PROXY_CALL, name), call, site, owner, Pickling.ALWAYS)
             for arg in call.args:
                 self._add_container_member(crossing, arg.value, site.scope, 0)
             return crossing
         if kind is Kind.CONNECTION and name == "send":
-            crossing = Crossing(Route(RouteKind.CONNECTION_SEND, "send"), call, site, owner, "always")
+            crossing = Crossing(Route(RouteKind.CONNECTION_SEND, "send"), call, site, owner, Pickling.ALWAYS)
             self._add_value(crossing, argument(call, 0, "obj"), site.scope)
             return crossing
         return None

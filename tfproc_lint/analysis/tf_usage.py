@@ -17,7 +17,7 @@ import libcst as cst
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.routes import RouteKind
+from tfproc_lint.analysis.routes import Pickling, RouteKind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
@@ -248,7 +248,7 @@ class TensorFlowUsage:
 def _arrives(crossing, kind: Kind, method: str) -> bool:
     """TF state reaches the worker: inherited through fork, or pickled and unpickled (only Keras
     models survive pickling; the rest fail in the parent, which TFP101/TFP102 report)."""
-    inherited = crossing.pickled == "never" or (crossing.pickled == "unless-fork" and method == "fork")
+    inherited = crossing.pickled is Pickling.UNLESS_FORK and method == "fork"
     return inherited or kind is Kind.KERAS_MODEL
 
 

@@ -6,6 +6,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
+from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.values import enclosing_function, keyword
 from tfproc_lint.analysis.walk import calls_in, read_names
 from tfproc_lint.analysis.workers import Owner, WorkerKind
@@ -42,7 +43,7 @@ class UseSpawnContext(FixBuilder):
                    and worker.function.scope.parent.kind in ("module", "class") for worker in owner.workers):
             return self.refuse("spawn pickles the worker, and only module-level functions pickle")
         for crossing in owner.crossings:  # fork passes these by inheritance; spawn must pickle them
-            if crossing.pickled == "unless-fork":
+            if crossing.pickled is Pickling.UNLESS_FORK:
                 for node, value in analysis.sent_state(crossing):
                     if value.kind is not Kind.KERAS_MODEL:
                         return self.refuse(f"spawn would pickle `{analysis.code(node, 30)}`, a "

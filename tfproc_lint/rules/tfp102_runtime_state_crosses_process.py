@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
+from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -140,7 +141,7 @@ class RuntimeStateCrossesProcess(Rule):
             if value.kind in TF2_STATE:
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
                 if message is not None:
-                    fix = LoadStateInWorker(crossing, node) if crossing.pickled == "always" else None
+                    fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
                     yield Report(node, message, fix=fix)
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
