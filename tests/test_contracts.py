@@ -185,6 +185,7 @@ def test_kind_of_resolves_a_node_where_it_is_evaluated() -> None:
     assert analysis.kind_of(pool_map.func.value).kind is Kind.POOL  # `pool` at the call
     assert analysis.kind_of(pool_map.args[1].value.elements[0].value).kind is Kind.SESSION  # before `sess = None`
     assert analysis.kind_of(call_named(analysis, "tf.compat.v1.Session()")).kind is Kind.SESSION
+    assert analysis.name_of(call_named(analysis, "tf.compat.v1.Session()").func) == "tensorflow.Session"
     # `sess` in the lambda resolves in the lambda's scope, whenever it runs: not at the call around it
     in_lambda = call_named(analysis, "pool.map(lambda x: sess, [1])").args[0].value.body
     assert analysis.site_around(in_lambda) is None and analysis.kind_of(in_lambda).kind is Kind.UNKNOWN

@@ -19,8 +19,8 @@ class FileAnalysis(ModuleFacts):
 
     The module: `module` (LibCST), `syntax_tree` (CPython's, or None), `path`, `config`, `notebook`.
     Names and values: `symbols` (scopes, bindings, call sites), `classifier` (`classify(node, scope,
-        order)`, `qualified_name(...)`); `kind_of(node)` classifies a node where it is evaluated,
-        `site(call)` / `site_around(node)` give that call site (scope and textual order).
+        order)`, `qualified_name(...)`); `kind_of(node)` and `name_of(node)` answer for a node where
+        it is evaluated, `site(call)` / `site_around(node)` give that call site (scope, order).
     The tree: `ancestors(node)`, `loops_around(node)` (loops and comprehensions that contain it),
         `enclosing_function_node(node)`, `module_statement_of(node)`, `function_of(scope)`.
     Process boundaries: `crossings` (each with a `Route`, what is sent and the worker callable),

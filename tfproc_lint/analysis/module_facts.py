@@ -233,6 +233,11 @@ class ModuleFacts:
         site = self.site_around(node)
         return self.classifier.classify(node, site.scope, site.order) if site is not None else UNKNOWN
 
+    def name_of(self, node: cst.BaseExpression) -> str | None:
+        """The canonical qualified name `node` refers to where it is evaluated (`site_around`)."""
+        site = self.site_around(node)
+        return self.classifier.qualified_name(node, site.scope, site.order) if site is not None else None
+
     # start methods ----------------------------------------------------------------------------------
     @cached_property
     def file_start_method(self) -> str | None:

@@ -125,7 +125,7 @@ def _only_settings(analysis: FileAnalysis, info) -> bool:
     """The function only configures TensorFlow or sets environment variables."""
     for call in calls_in(info.node.body):
         site = analysis.site(call)
-        name = analysis.classifier.qualified_name(call.func, site.scope, site.order) if site else None
+        name = analysis.name_of(call.func)
         if name in api.RUNTIME_CONFIGURATION or name in _HARMLESS or name == api.PUTENV:
             continue
         if isinstance(call.func, cst.Name) and call.func.value in _BUILTINS and name is None:

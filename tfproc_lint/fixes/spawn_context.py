@@ -95,10 +95,9 @@ class UseSpawnContext(FixBuilder):
                 if len(bindings) != 1 or not isinstance(bindings[0].value, cst.Call):
                     continue
                 made = bindings[0].value
-                site = analysis.site(made)
-                name = analysis.classifier.qualified_name(made.func, site.scope, site.order) if site else None
+                name = analysis.name_of(made.func)
                 if name and name.startswith("multiprocessing.") and name.rsplit(".", 1)[1] in SYNCHRONISATION:
-                    if analysis.classifier.classify(made, site.scope, site.order).method:
+                    if analysis.kind_of(made).method:
                         return None  # made from an explicit context already: manual edit required
                     found.append(made)
         return found

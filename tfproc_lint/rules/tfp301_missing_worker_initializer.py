@@ -316,7 +316,7 @@ def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: s
             return True  # sess.run(fetches built from the task): the graph is the task's
         if analysis.symbols.order_of_node.get(call, 0) >= order:
             continue
-        name = analysis.classifier.qualified_name(call.func, call_site.scope, call_site.order)
+        name = analysis.name_of(call.func)
         if is_tensorflow(name) or analysis.callee(call, call_site):
             return True
     return False
