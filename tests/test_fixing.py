@@ -23,6 +23,25 @@ def expected_output(path: Path) -> Path:
     return path.with_name(path.name.replace(".in.py", ".out.py"))
 
 
+NO_FIX_OFFERED = "none"  # `# expect-refusal: none`: the finding offers no fix, so no reason is given
+
+
+def expected_refusal(source: str) -> str:
+    """The `# expect-refusal: <reason>` line every manual_*.in.py ends with (a substring of why its fix is refused)."""
+    lines = [line for line in source.splitlines() if line.startswith("# expect-refusal:")]
+    assert len(lines) == 1, "a manual_*.in.py needs one `# expect-refusal: <reason>` line (fixtures/fix/README.md)"
+    reason = lines[0].removeprefix("# expect-refusal:").strip()
+    assert reason, "`# expect-refusal:` needs the reason (or `none`)"
+    return reason
+
+
+def refusal(message: str) -> str:
+    """Why the fix was refused, as the engine appends it: "... (manual edit required: <reason>)"."""
+    _, marker, rest = message.partition(" (manual edit required")
+    assert marker, f"no refusal in {message!r}"
+    return rest.removeprefix(": ").removesuffix(")")
+
+
 @pytest.mark.parametrize("path", INPUTS, ids=[f"{p.parent.name}/{p.name}" for p in INPUTS])
 def test_fix_fixture(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
@@ -37,7 +56,14 @@ def test_fix_fixture(path: Path) -> None:
     if path.name.startswith("manual_"):
         assert not output.exists()
         assert outcome.source == source
-        assert all("manual edit required" in d.message for d in outcome.remaining if d.code == rule)
+        expected = expected_refusal(source)
+        refused = [d for d in outcome.remaining if d.code == rule]
+        assert refused and all(d.fix is None for d in refused)
+        for diagnostic in refused:
+            if expected == NO_FIX_OFFERED:
+                assert refusal(diagnostic.message) == "", diagnostic.message
+            else:
+                assert expected in refusal(diagnostic.message), diagnostic.message
         return
     assert outcome.source == output.read_text(encoding="utf-8")
     cst.parse_module(outcome.source)
