@@ -50,8 +50,8 @@ def test_each_rule_is_confirmed_on_cpu(probe):
     if not probe["report"]["environment"]["gpus"]:  # rules shown only on a GPU (TFP401): the GPU test below
         skipped_here |= gpu_only_rules()
     for code in RULES:
-        assert code in rules, f"{code} has no probe scenario: add runtime_probe/scenarios/{code.lower()}_<what>_bad.py " \
-            "and _fixed.py (CONTRIBUTING.md, step 4)"
+        assert code in rules, (f"{code} has no probe scenario: add runtime_probe/scenarios/{code.lower()}_<what>_bad.py"
+                               " and _fixed.py (CONTRIBUTING.md, step 4)")
         if code in skipped_here:
             continue
         assert rules[code]["status"] == "confirmed", (code, failures)
