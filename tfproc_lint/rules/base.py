@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
@@ -31,12 +32,23 @@ class Report:
 
 @dataclass(frozen=True)
 class Example:
-    """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID)."""
+    """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID).
+
+    `code` and `fixed` are written as indented triple-quoted blocks (a backslash after the opening
+    quotes, then the lines) and dedented here, as Fixit dedents its examples."""
 
     code: str
     expect: tuple[str, ...] = ()
     config: tuple[tuple[str, str], ...] = ()  # options for this example, e.g. (("target-python", "3.14"),)
     notebook: bool = False  # the code cells of a notebook (`# %%` starts a cell), linted as one
+    # What `--fix --unsafe-fixes` makes of a bad example (Fixit's `expected_replacement`), checked by
+    # tests/test_rules.py; None where the example is not about the fix.
+    fixed: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", textwrap.dedent(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", textwrap.dedent(self.fixed))
 
 
 class Rule:
