@@ -70,6 +70,10 @@ class Rule:
     # Ray, Dask and Spark: what the rule reports there; the docs show it with the bad examples
     # that import an engine (each tested like the others).
     engines: ClassVar[str] = ""
+    # The configuration options that change what the rule reports or says (the docs' Options):
+    # "assume-start-method" and "target-python" (the start method assumed where the code names
+    # none), "assume-gpu".
+    options: ClassVar[tuple[str, ...]] = ()
     # The first bad example is the docs' Example, the first good one its Use instead.
     bad_examples: ClassVar[tuple[Example, ...]]
     good_examples: ClassVar[tuple[Example, ...]]

@@ -61,6 +61,7 @@ class SessionCrossesProcess(Rule):
         "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
         "that builds the session once. Example (Ray):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

@@ -56,6 +56,7 @@ class RuntimeStateCrossesProcess(Rule):
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
         "(`AttributeError: '_updated_config'`). Example (Dask):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

@@ -57,6 +57,7 @@ class StateCapturedByWorker(Rule):
         "`PicklingError: Could not serialize object`). A function of an importable module is sent "
         "by reference and is not reported. Example (Spark):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

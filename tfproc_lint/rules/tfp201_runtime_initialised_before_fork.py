@@ -72,6 +72,7 @@ class RuntimeInitialisedBeforeFork(Rule):
         "https://github.com/openai/baselines/issues/756",
         "https://docs.python.org/3/whatsnew/3.14.html#multiprocessing",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

@@ -69,6 +69,7 @@ class WorkersStartedAtImport(Rule):
         "https://github.com/DeepLabCut/DeepLabCut/issues/1362",
         "https://github.com/brucechou1983/CheXNet-Keras/issues/56",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

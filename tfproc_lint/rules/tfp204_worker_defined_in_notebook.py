@@ -52,6 +52,7 @@ class WorkerDefinedInNotebook(Rule):
         "https://github.com/jupyter/notebook/issues/5261",
         "https://docs.python.org/3/whatsnew/3.14.html#multiprocessing",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

@@ -81,6 +81,7 @@ class ModelPerCpu(Rule):
         "https://docs.python.org/3/library/concurrent.futures.html#processpoolexecutor",
         "https://www.tensorflow.org/guide/threading",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\

@@ -78,6 +78,7 @@ class GpuWorkersTakeAllMemory(Rule):
         "runs does not reach them. No automatic fix (manual edit required): turn on memory growth "
         "in the task, or in the actor's `__init__`, before the first op. Example (Ray):"
     )
+    options = ("assume-start-method", "target-python", "assume-gpu")
     bad_examples = (
         Example(
             """\

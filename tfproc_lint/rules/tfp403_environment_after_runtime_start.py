@@ -59,6 +59,7 @@ class EnvironmentAfterRuntimeStart(Rule):
         "https://github.com/NVIDIA/DALI/issues/2014",
         "https://github.com/pytorch/pytorch/issues/23544",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
             """\
