@@ -44,9 +44,10 @@ $(FAST_VENV)/.installed: setup.cfg pyproject.toml | $(FAST_BIN)/python
 	$(FAST_BIN)/python -m pip --disable-pip-version-check install --quiet -e '.[test]'
 	touch $@
 
-# Every test that needs no TensorFlow, kernel or pre-commit, in .venv-fast (markers: setup.cfg).
+# Every test that needs no TensorFlow, kernel or pre-commit, in .venv-fast (markers: setup.cfg), on
+# every core (pytest-xdist); -rs lists what was skipped and why.
 test-fast: $(FAST_VENV)/.installed
-	$(FAST_BIN)/python -m pytest -q -m "$(FAST_TESTS)"
+	$(FAST_BIN)/python -m pytest -q -rs -n auto -m "$(FAST_TESTS)"
 
 # The full probe and benchmark (about 40 minutes on 2 cores); README's figures come from docs/probe/.
 probe: setup
