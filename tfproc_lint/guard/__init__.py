@@ -32,7 +32,7 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, crossing, environ, tfhooks, watch
+    from . import alarm, crossing, engines, environ, tfhooks, watch
 
     alarm.install()
     os.register_at_fork(after_in_child=crossing.after_fork_child)
@@ -41,7 +41,8 @@ def install() -> None:
 
     crossing.patch(multiprocessing)
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
-                 "joblib": crossing.patch_joblib})
+                 "joblib": crossing.patch_joblib, "ray": engines.patch_ray, "distributed": engines.patch_dask,
+                 "pyspark": engines.patch_spark})
 
 
 def load_ipython_extension(ipython) -> None:
