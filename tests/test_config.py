@@ -695,6 +695,8 @@ def test_per_file_ignores_in_setup_cfg_in_flake8s_form(project, capsys) -> None:
     ("!tests/*", "tests/job.py", False),
 ])
 def test_per_file_ignore_patterns(tmp_path, pattern, path, matched) -> None:
+    tmp_path = tmp_path / "a [b] c*"  # the project's own folder is taken literally, not as a glob
+    tmp_path.mkdir()
     config = apply_options(Config(), {"per-file-ignores": {pattern: ["TFP201"]}}, "test", tmp_path)
     resolved = config.for_path(tmp_path / path)
     assert (not resolved.is_enabled("TFP201")) is matched

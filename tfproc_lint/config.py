@@ -46,8 +46,8 @@ class PerFileIgnore(NamedTuple):
 
     def matches(self, absolute: str) -> bool:
         pattern, negated = (self.pattern[1:], True) if self.pattern.startswith("!") else (self.pattern, False)
-        full = pattern if os.path.isabs(pattern) else os.path.join(self.base, pattern)
-        found = _glob(os.path.normpath(full)).fullmatch(absolute) is not None \
+        base = "" if os.path.isabs(pattern) else os.path.join(self.base, "")  # taken literally, not as a glob
+        found = _glob(os.path.normpath(pattern), base).fullmatch(absolute) is not None \
             or _glob(pattern).fullmatch(os.path.basename(absolute)) is not None
         return found is not negated
 
@@ -220,12 +220,12 @@ def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]
     return pairs
 
 
-def _glob(pattern: str) -> re.Pattern:
-    """Ruff's glob syntax (globset) as a regular expression: `*` and `?` also match `/`, `**/`
-    matches any number of directories, `{a,b}` either, `[...]` a class."""
-    found = _GLOBS.get(pattern)
+def _glob(pattern: str, prefix: str = "") -> re.Pattern:
+    """Ruff's glob syntax (globset) as a regular expression, after the literal `prefix`: `*` and `?`
+    also match `/`, `**/` matches any number of directories, `{a,b}` either, `[...]` a class."""
+    found = _GLOBS.get((prefix, pattern))
     if found is None:
-        parts, index = [], 0
+        parts, index = [re.escape(prefix)], 0
         while index < len(pattern):
             char = pattern[index]
             if pattern.startswith("**/", index):
@@ -248,11 +248,11 @@ def _glob(pattern: str) -> re.Pattern:
             else:
                 parts.append(re.escape(char))
             index += 1
-        found = _GLOBS[pattern] = re.compile("".join(parts), re.DOTALL)
+        found = _GLOBS[(prefix, pattern)] = re.compile("".join(parts), re.DOTALL)
     return found
 
 
-_GLOBS: dict[str, re.Pattern] = {}
+_GLOBS: dict[tuple[str, str], re.Pattern] = {}
 
 
 def _start_method(value, option: str = "assume-start-method") -> str:
