@@ -1,14 +1,21 @@
 # Two commands for a newcomer: `make demo` (install the linter, lint the bundled example) and
-# `make test` (install the probe and test extras too, run the suite).
+# `make test` (install the probe and test extras too, run the suite). A contributor's loop:
+# `make test-fast` (no TensorFlow, a few minutes), then `make test` before a pull request.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check
+# The fast suite's own environment: the linter and the test tools, no TensorFlow; it never touches $(VENV).
+FAST_VENV ?= .venv-fast
+FAST_BIN := $(FAST_VENV)/bin
+# Tests that need none of TensorFlow, a Jupyter kernel, pre-commit's hook environments or the probe.
+FAST_TESTS := not tensorflow and not kernel and not precommit and not probe
 
-.PHONY: setup demo test probe benchmark docs lint clean
+.PHONY: setup dev demo test test-fast probe benchmark docs lint clean
 
 # Everything: the linter, the runtime probe (TensorFlow) and the test tools (about 1.7 GB).
 setup: $(VENV)/.all-installed
+dev: setup
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +37,18 @@ demo: $(VENV)/.linter-installed
 test: setup
 	$(BIN)/python -m pytest
 
+$(FAST_BIN)/python:
+	$(PYTHON) -m venv $(FAST_VENV)
+
+$(FAST_VENV)/.installed: setup.cfg pyproject.toml | $(FAST_BIN)/python
+	$(FAST_BIN)/python -m pip --disable-pip-version-check install --quiet -e '.[test]'
+	touch $@
+
+# Every test that needs no TensorFlow, kernel or pre-commit, in .venv-fast (markers: setup.cfg), on
+# every core (pytest-xdist); -rs lists what was skipped and why.
+test-fast: $(FAST_VENV)/.installed
+	$(FAST_BIN)/python -m pytest -q -rs -n auto -m "$(FAST_TESTS)"
+
 # The full probe and benchmark (about 40 minutes on 2 cores); README's figures come from docs/probe/.
 probe: setup
 	$(BIN)/tfproc-lint probe --full --output docs/probe
@@ -42,4 +61,4 @@ lint: $(VENV)/.linter-installed
 	$(BIN)/tfproc-lint check fixtures/lint/near_misses --extend-select TFP3
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) $(FAST_VENV) build *.egg-info .pytest_cache

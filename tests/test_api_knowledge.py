@@ -12,6 +12,7 @@ import pytest
 
 from tfproc_lint.analysis import api
 
+pytestmark = pytest.mark.tensorflow
 tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
 keras = pytest.importorskip("keras")
 

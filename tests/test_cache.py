@@ -89,6 +89,7 @@ def test_a_changed_file_is_checked_again(project, analysed, capsys) -> None:
 @pytest.mark.parametrize("change, gone", [
     ("[tool.tfproc-lint]\nignore = ['TFP201']\n", "TFP201"),
     ("[tool.tfproc-lint]\nassume-start-method = 'spawn'\n", "TFP201"),
+    ("[tool.tfproc-lint.per-file-ignores]\n'job.py' = ['TFP201']\n", "TFP201"),
 ])
 def test_a_changed_configuration_is_checked_again(project, analysed, capsys, change, gone) -> None:
     assert gone in check(capsys, ".")[1]

@@ -634,3 +634,100 @@ def test_assume_gpu_on_the_command_line_and_under_flake8(project, capsys) -> Non
     assert "TFP401" in flake8(project, "--tfp-assume-gpu").stdout
     write(project / ".flake8", "[flake8]\ntfp-assume-gpu = true\n")
     assert "TFP401" in flake8(project).stdout
+
+
+# per-file-ignores --------------------------------------------------------------------------------------
+def findings(capsys, *args: str) -> set[tuple[str, str]]:
+    """(file, code) of every finding of `check --format json`."""
+    import json
+
+    _, out, _ = lint(capsys, "--format", "json", "--no-cache", *args)
+    return {(Path(f["path"]).as_posix(), f["code"]) for f in json.loads(out)["findings"]}
+
+
+def two_bad_files(project: Path) -> None:
+    for name in ("tests/test_job.py", "src/pkg/job.py", "src/pkg/__init__.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(TFP201_BAD, project / name)
+
+
+def test_per_file_ignores_in_pyproject_as_ruff_writes_them(project, capsys) -> None:
+    two_bad_files(project)
+    assert {code for _, code in findings(capsys, ".")} == {"TFP201"}
+    write(project / "pyproject.toml", """\
+        [tool.tfproc-lint]
+        [tool.tfproc-lint.per-file-ignores]
+        "tests/*" = ["TFP2"]
+        "__init__.py" = ["TFP201"]
+        """)
+    assert findings(capsys, ".") == {("src/pkg/job.py", "TFP201")}
+    # off whatever select says (Ruff): a longer select does not bring it back
+    assert findings(capsys, ".", "--select", "TFP201") == {("src/pkg/job.py", "TFP201")}
+    # patterns are relative to the file that gives them, not to the working directory
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project / "src")
+        assert findings(capsys, "..") == {("../src/pkg/job.py", "TFP201")}
+
+
+def test_per_file_ignores_in_setup_cfg_in_flake8s_form(project, capsys) -> None:
+    two_bad_files(project)
+    write(project / "setup.cfg", """\
+        [tfproc_lint]
+        per-file-ignores =
+            tests/*: TFP201, TFP202
+            src/**/__init__.py:TFP2 src/pkg/job.py: TFP201
+        """)
+    assert findings(capsys, ".") == set()
+    write(project / "setup.cfg", "[tfproc_lint]\nper-file-ignores = !src/pkg/*: TFP201\n")  # negated: all but src/pkg
+    assert findings(capsys, ".") == {("src/pkg/job.py", "TFP201"), ("src/pkg/__init__.py", "TFP201")}
+
+
+@pytest.mark.parametrize("pattern, path, matched", [
+    ("tests/*", "tests/a/b.py", True),          # `*` crosses directories, as in Ruff's globs
+    ("**/conftest.py", "conftest.py", True),    # `**/` is zero or more directories
+    ("**/conftest.py", "a/b/conftest.py", True),
+    ("src/{a,b}.py", "src/b.py", True),
+    ("src/{a,b}.py", "src/c.py", False),
+    ("src/[!x]*.py", "src/xy.py", False),
+    ("job.py", "deep/down/job.py", True),       # a bare name matches the file's name anywhere
+    ("src/job.py", "other/src/job.py", False),  # a path is anchored at the configuration's directory
+    ("!tests/*", "src/job.py", True),
+    ("!tests/*", "tests/job.py", False),
+])
+def test_per_file_ignore_patterns(tmp_path, pattern, path, matched) -> None:
+    tmp_path = tmp_path / "a [b] c*"  # the project's own folder is taken literally, not as a glob
+    tmp_path.mkdir()
+    config = apply_options(Config(), {"per-file-ignores": {pattern: ["TFP201"]}}, "test", tmp_path)
+    resolved = config.for_path(tmp_path / path)
+    assert (not resolved.is_enabled("TFP201")) is matched
+    assert resolved.is_enabled("TFP101") and resolved.per_file_ignores == ()
+
+
+def test_per_file_ignores_through_the_engine_and_flake8(project) -> None:
+    from tfproc_lint.engine import lint_source
+
+    shutil.copy(TFP201_BAD, project / "app.py")
+    source = TFP201_BAD.read_text(encoding="utf-8")
+    config = apply_options(Config(), {"per-file-ignores": {"app.py": ["TFP201"]}}, "test", project)
+    assert [d.code for d in lint_source(source, "app.py", config)] == []
+    assert [d.code for d in lint_source(source, "other.py", config)] == ["TFP201"]
+    write(project / "pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"app.py" = ["TFP201"]\n')
+    assert flake8(project).stdout == ""
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("pyproject.toml", '[tool.tfproc-lint]\nper-file-ignores = ["tests/*"]\n',
+     "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: expected a table of file patterns to lists of codes"),
+    ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["tfp201"]\n',
+     "'tfp201' is not a rule code or prefix"),
+    ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = []\n',
+     "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: 'tests/*' needs a file pattern and at least one code"),
+    ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["TFP999"]\n',
+     "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: 'TFP999' matches no rule"),
+    ("setup.cfg", "[tfproc_lint]\nper-file-ignores = tests/* TFP201\n", "'TFP201' has no `: codes` after it"),
+    ("setup.cfg", "[tfproc_lint]\nper-file-ignores = : TFP201\n", "expected `pattern: codes` pairs"),
+])
+def test_bad_per_file_ignores_name_the_option(project, capsys, name, text, expected) -> None:
+    write(project / name, text)
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and out == "" and expected in err, err

@@ -47,3 +47,49 @@ def test_the_evidence_the_pages_quote_is_the_committed_reports(root) -> None:
     report = json.loads((root / "docs" / "probe" / "report.json").read_text(encoding="utf-8"))
     assert PROBE_EVIDENCE == root / "docs" / "probe" / "evidence.json"
     assert json.loads(PROBE_EVIDENCE.read_text(encoding="utf-8")) == for_docs(report)
+
+
+def test_rules_that_depend_on_an_option_document_it_under_options() -> None:
+    from tfproc_lint.docs import OPTION_HELP
+
+    for rule in all_rules():
+        text = render_rule(rule)
+        assert set(rule.options) <= set(OPTION_HELP), rule.code
+        assert ("## Options" in text) is bool(rule.options), rule.code
+        if rule.options:
+            assert text.index("## Evidence") < text.index("## Options") < text.index("## References")
+            assert all(f"[`{option}`]" in text for option in rule.options), rule.code
+
+
+# Each option and values that differ from the defaults (fork, no GPU) in what the rules see.
+OPTION_VALUES = {
+    "assume-start-method": ["spawn", "forkserver"],
+    "target-python": ["3.14"],
+    "assume-gpu": ["true"],
+}
+
+
+def test_the_options_a_rule_declares_cover_what_its_examples_show() -> None:
+    """Lint every inline example again under each option's other values: a rule whose findings (or
+    messages) change must list the option in `Rule.options`, so that its page says so."""
+    from tfproc_lint.config import Config, apply_options
+    from tfproc_lint.engine import lint_source
+
+    declared = {rule.code: set(rule.options) for rule in all_rules()}
+    undeclared = set()
+    for rule in all_rules():
+        for example in rule.bad_examples + rule.good_examples:
+            own = {key: value for key, value in example.config if key not in OPTION_VALUES}
+            own["extend-select"] = "TFP3"  # the opt-in rules too
+
+            def found(options: dict) -> set:
+                config = apply_options(Config(), {**own, **options}, "test")
+                diagnostics = lint_source(example.code, "example.py", config, notebook=example.notebook)
+                return {(d.code, d.line, d.message) for d in diagnostics}
+
+            base = found({})
+            for option, values in OPTION_VALUES.items():
+                for value in values:
+                    undeclared |= {(code, option) for code, _, _ in found({option: value}) ^ base
+                                   if option not in declared[code]}
+    assert not undeclared, "findings change with these options; add them to the rules' `options`"

@@ -23,6 +23,18 @@ def expected_output(path: Path) -> Path:
     return path.with_name(path.name.replace(".in.py", ".out.py"))
 
 
+NO_FIX_OFFERED = "none"  # `# expect-refusal: none`: the finding offers no fix, so no reason is given
+
+
+def expected_refusal(source: str) -> str:
+    """The `# expect-refusal: <reason>` line every manual_*.in.py ends with (a substring of why its fix is refused)."""
+    lines = [line for line in source.splitlines() if line.startswith("# expect-refusal:")]
+    assert len(lines) == 1, "a manual_*.in.py needs one `# expect-refusal: <reason>` line (fixtures/fix/README.md)"
+    reason = lines[0].removeprefix("# expect-refusal:").strip()
+    assert reason, "`# expect-refusal:` needs the reason (or `none`)"
+    return reason
+
+
 @pytest.mark.parametrize("path", INPUTS, ids=[f"{p.parent.name}/{p.name}" for p in INPUTS])
 def test_fix_fixture(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
@@ -37,7 +49,14 @@ def test_fix_fixture(path: Path) -> None:
     if path.name.startswith("manual_"):
         assert not output.exists()
         assert outcome.source == source
-        assert all(d.manual_edit is not None for d in outcome.remaining if d.code == rule)
+        expected = expected_refusal(source)
+        refused = [d for d in outcome.remaining if d.code == rule]
+        assert refused and all(d.fix is None and d.manual_edit is not None for d in refused)
+        for diagnostic in refused:
+            if expected == NO_FIX_OFFERED:
+                assert diagnostic.manual_edit == "", diagnostic.manual_edit
+            else:
+                assert expected in diagnostic.manual_edit, diagnostic.manual_edit
         return
     assert outcome.source == output.read_text(encoding="utf-8")
     cst.parse_module(outcome.source)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = [pytest.mark.kernel, pytest.mark.tensorflow]
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")

@@ -46,6 +46,7 @@ def test_the_option_or_the_ini_setting_installs_it(tmp_path, args, ini):
     assert "tfproc-guard: on" in proc.stdout
 
 
+@pytest.mark.tensorflow
 def test_a_test_that_forks_after_tensorflow_started_fails_with_tfp201(tmp_path):
     pytest.importorskip("tensorflow")
     proc = run_pytest(tmp_path, """

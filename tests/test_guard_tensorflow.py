@@ -11,6 +11,7 @@ import pytest
 
 from conftest import run_env
 
+pytestmark = pytest.mark.tensorflow
 pytest.importorskip("tensorflow")
 
 

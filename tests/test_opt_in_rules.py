@@ -114,7 +114,9 @@ def test_docs_readme_and_sarif_mark_them(capsys) -> None:
     for rule in all_rules():
         opt_in = rule.code in OPT_IN
         assert ("**Opt-in**" in render_rule(rule)) is opt_in
-        row = next(line for line in readme.splitlines() if line.startswith(f"| [{rule.code}]"))
+        rows = [line for line in readme.splitlines() if line.startswith(f"| [{rule.code}]")]
+        assert len(rows) == 1, f"README.md's table \"What it catches\" needs one row for {rule.code}, found {len(rows)}"
+        (row,) = rows
         assert ("**Opt-in.**" in row) is opt_in, row
     assert render_index().count("**opt-in**") == len(OPT_IN)
     descriptors = sarif_log(Run([]))["runs"][0]["tool"]["driver"]["rules"]

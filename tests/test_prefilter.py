@@ -200,6 +200,7 @@ def _installed_sources() -> list[Path]:
     return [path for root in roots for path in root.rglob("*.py")]
 
 
+@pytest.mark.tensorflow
 def test_the_text_stage_decides_as_the_word_boundary_patterns_did() -> None:
     """On every file of the installed TensorFlow and Keras that reaches the text stage (and ours)."""
     installed = _installed_sources()

@@ -20,10 +20,10 @@ from conftest import run_env, tool
 from runtime_probe import catalog, cli
 from runtime_probe.benchmark import PATTERNS
 from runtime_probe.evidence import evidence, for_docs, for_rule
+from tfproc_lint.rules.base import all_rules
 
-pytestmark = pytest.mark.probe
-RULES = ("TFP101", "TFP102", "TFP103", "TFP201", "TFP202", "TFP203", "TFP204", "TFP301", "TFP302", "TFP303", "TFP402",
-         "TFP403")
+pytestmark = [pytest.mark.probe, pytest.mark.tensorflow]
+RULES = [rule.code for rule in all_rules()]
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +47,20 @@ def test_each_rule_is_confirmed_on_cpu(probe):
     }
     skipped_here = {row["rule"] for row in probe["report"]["scenarios"] if row["verdict"].startswith("skipped: ")
                     and "CPUs here" in row["verdict"]}  # TFP302's pool of one worker per CPU, on a big machine
+    if not probe["report"]["environment"]["gpus"]:  # rules shown only on a GPU (TFP401): the GPU test below
+        skipped_here |= gpu_only_rules()
     for code in RULES:
+        assert code in rules, (f"{code} has no probe scenario: add runtime_probe/scenarios/{code.lower()}_<what>_bad.py"
+                               " and _fixed.py (CONTRIBUTING.md, step 4)")
         if code in skipped_here:
             continue
         assert rules[code]["status"] == "confirmed", (code, failures)
+
+
+def gpu_only_rules() -> set[str]:
+    """Rules whose every scenario needs a GPU."""
+    scenarios = catalog.discover()
+    return {s.rule for s in scenarios} - {s.rule for s in scenarios if not s.gpus}
 
 
 def test_every_scenario_is_classified_and_leaves_nothing_running(probe):

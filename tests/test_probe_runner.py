@@ -12,6 +12,7 @@ import pytest
 
 from runtime_probe import catalog, judge, lintloop, report, runner, tracebacks
 from runtime_probe.process import execute
+from tfproc_lint.rules.base import all_rules
 
 REPORT = "from runtime_probe.support import report\n"
 
@@ -266,9 +267,10 @@ def test_every_scenario_declares_valid_metadata_and_each_rule_has_both_kinds():
     for s in scenarios:
         kinds.setdefault(s.rule, set()).add(s.kind)
         assert s.is_notebook or 'if __name__ == "__main__":' in s.source, s.name
-    for rule in ("TFP101", "TFP102", "TFP103", "TFP201", "TFP202", "TFP203", "TFP204", "TFP301", "TFP302", "TFP303",
-                 "TFP401", "TFP402", "TFP403"):
-        assert kinds[rule] == {"bad", "fixed"}, rule
+    for rule in (rule.code for rule in all_rules()):
+        assert kinds.get(rule) == {"bad", "fixed"}, (
+            f"{rule} needs a probe scenario pair, runtime_probe/scenarios/{rule.lower()}_<what>_bad.py and "
+            f"_fixed.py (CONTRIBUTING.md, step 4); it has {sorted(kinds.get(rule, ())) or 'none'}")
     names = {s.name for s in scenarios}
     assert all(catalog.compared_to(s) in names for s in scenarios if catalog.compared_to(s))
 
@@ -401,6 +403,7 @@ def notebook_scenario(tmp_path: Path, cells: list[str], expect: dict | None = No
     return catalog.load(path)
 
 
+@pytest.mark.kernel
 def test_notebook_metadata_and_result(tmp_path):
     found = notebook_scenario(tmp_path, ["%load_ext autoreload\nfrom runtime_probe.support import report",
                                          "!echo from the shell\nreport(2, 2)"])
@@ -410,11 +413,13 @@ def test_notebook_metadata_and_result(tmp_path):
     assert obs.leftovers == []
 
 
+@pytest.mark.kernel
 def test_notebook_cell_exception_is_reported_from_the_parent(tmp_path):
     obs = runner.run_scenario(notebook_scenario(tmp_path, ["x = 1", "raise KeyError('no such row')"]))
     assert (obs.outcome, obs.exc_type, obs.where, obs.message) == ("exception", "KeyError", "parent", "'no such row'")
 
 
+@pytest.mark.kernel
 def test_hung_notebook_kernel_and_its_workers_are_killed(tmp_path):
     """The kernel runs in a session of its own; it and the workers it started must still go."""
     pids = tmp_path / "pids.txt"
@@ -456,9 +461,9 @@ def test_rules_are_selected_by_code_or_prefix():
 def test_quick_set_has_a_bad_and_a_fixed_scenario_for_every_rule():
     scenarios = catalog.discover()
     quick = catalog.quick_set(scenarios)
-    rules = {s.rule for s in scenarios}
-    for rule in rules:
+    for rule in {s.rule for s in scenarios} | {rule.code for rule in all_rules()}:
         kinds = {s.kind for s in quick if s.rule == rule}
-        assert kinds == {"bad", "fixed"}, (rule, kinds)
+        assert kinds == {"bad", "fixed"}, f"{rule}: the quick set (`quick: True` in PROBE) needs a bad and a " \
+            f"fixed scenario, it has {sorted(kinds) or 'none'}"
     assert {s.name for s in scenarios if s.gpus} <= {s.name for s in quick}
     assert len(quick) < len(scenarios) / 2

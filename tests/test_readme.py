@@ -111,6 +111,18 @@ def test_make_test_installs_the_probe_engines_and_test_extras_also_after_make_de
     assert " install " not in after_test  # `make test` installed everything `make demo` needs
 
 
+def test_make_test_fast_installs_the_test_extra_without_tensorflow_in_a_venv_of_its_own(tmp_path) -> None:
+    import subprocess
+
+    main, fast = tmp_path / "venv", tmp_path / "fast"
+    commands = subprocess.run(["make", "-n", "test-fast", f"VENV={main}", f"FAST_VENV={fast}"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60, check=True).stdout
+    installs = [line for line in commands.splitlines() if " install " in line]
+    assert installs and all("-e '.[test]'" in line and str(fast) in line for line in installs), installs
+    assert str(main) not in commands and "tensorflow" not in "".join(installs)
+    assert '-m "not tensorflow and not kernel and not precommit and not probe"' in commands
+
+
 def test_contributing_names_real_make_targets_and_files() -> None:
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")

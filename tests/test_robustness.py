@@ -39,7 +39,12 @@ def package_dir(name: str) -> str | None:
 
 
 CORPUS = [d for d in (package_dir("tensorflow"), package_dir("keras")) if d]
-needs_corpus = pytest.mark.skipif(not CORPUS, reason="TensorFlow/Keras not installed (the `probe` extra)")
+
+
+def needs_corpus(test):
+    """A test that lints the installed TensorFlow and Keras sources (marked `tensorflow`)."""
+    skip = pytest.mark.skipif(not CORPUS, reason="TensorFlow/Keras not installed (the `probe` extra)")
+    return pytest.mark.tensorflow(skip(test))
 
 
 def check(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -8,6 +8,7 @@ import pytest
 
 from tfproc_lint.config import Config, apply_options
 from tfproc_lint.engine import lint_source
+from tfproc_lint.fixing import fix_source
 from tfproc_lint.rules.base import FixAvailability, all_rules
 
 RULES = all_rules()
@@ -45,6 +46,9 @@ def test_rule_documentation_is_complete(rule) -> None:
         assert len(getattr(rule, section).strip()) > 20, f"{rule.code}.{section} is empty"
     assert rule.references and all(r.startswith("https://") for r in rule.references)
     assert rule.bad_examples and rule.good_examples
+    assert all(example.fixed is None for example in rule.good_examples), f"{rule.code}: `fixed` is for bad examples"
+    if rule.fix_availability is FixAvailability.NONE:
+        assert all(example.fixed is None for example in rule.bad_examples), f"{rule.code} offers no fix"
     assert isinstance(rule.fix_availability, FixAvailability)
 
 
@@ -57,6 +61,28 @@ def test_inline_example(rule, kind, index, example) -> None:
     assert codes == sorted(example.expect)
     if kind == "bad":
         assert rule.code in example.expect
+
+
+BAD_FIXABLE = [(rule, index, example) for rule, kind, index, example in EXAMPLES
+               if kind == "bad" and rule.fix_availability != "none" and not example.notebook]
+
+
+@pytest.mark.parametrize("rule,index,example", BAD_FIXABLE, ids=[f"{r.code}-bad{i}" for r, i, _ in BAD_FIXABLE])
+def test_inline_example_fix(rule, index, example) -> None:
+    """A bad example's `fixed` is what `--fix --unsafe-fixes` makes of it; without `fixed`, no fix applies."""
+    config = apply_options(Config(), dict(example.config), "example") if example.config else Config()
+    outcome = fix_source(example.code, "example.py", config, unsafe=True)
+    if example.fixed is None:
+        assert outcome.source == example.code, "the fix applies: give the example `fixed=` with the result"
+        return
+    assert outcome.source == example.fixed
+    assert rule.code not in {d.code for d in outcome.remaining}
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability != "none"], ids=lambda r: r.code)
+def test_a_fixable_rule_shows_a_fix_in_an_example(rule) -> None:
+    assert any(example.fixed is not None for example in rule.bad_examples), \
+        f"{rule.code} offers a fix: give a bad example `fixed=` (what --fix --unsafe-fixes makes of it)"
 
 
 def test_messages_name_the_code_once_and_are_single_line() -> None:

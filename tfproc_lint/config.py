@@ -17,7 +17,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 
 START_METHODS = ("fork", "spawn", "forkserver")
@@ -35,6 +35,23 @@ class ConfigError(ValueError):
     """A bad option or value; the message names the option and where it came from."""
 
 
+class PerFileIgnore(NamedTuple):
+    """One `per-file-ignores` entry, as in Ruff: codes or prefixes turned off in the files that match
+    `pattern`, a glob relative to `base` (the directory of the file that gave it) matched against
+    the file's absolute path, or against its name alone; a leading `!` negates it."""
+
+    pattern: str
+    codes: tuple[str, ...]
+    base: str
+
+    def matches(self, absolute: str) -> bool:
+        pattern, negated = (self.pattern[1:], True) if self.pattern.startswith("!") else (self.pattern, False)
+        base = "" if os.path.isabs(pattern) else os.path.join(self.base, "")  # taken literally, not as a glob
+        found = _glob(os.path.normpath(pattern), base).fullmatch(absolute) is not None \
+            or _glob(pattern).fullmatch(os.path.basename(absolute)) is not None
+        return found is not negated
+
+
 @dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ("TFP",)
@@ -44,6 +61,10 @@ class Config:
     target_python: tuple[int, int] | None = None
     assume_start_method: str | None = None
     assume_gpu: bool = False  # the code runs where TensorFlow sees GPUs (TFP401)
+    per_file_ignores: tuple[PerFileIgnore, ...] = ()
+    # The codes `per-file-ignores` turns off for the one file this configuration was made for
+    # (`for_path`): off whatever `select` says, as in Ruff.
+    file_ignores: tuple[str, ...] = ()
     # The result cache's folder (None: `.tfproc_lint_cache` in the project root); not part of a result.
     cache_dir: str | None = None
     # Where target_python came from, in the user's terms ("requires-python in pyproject.toml").
@@ -57,11 +78,23 @@ class Config:
     def is_enabled(self, code: str, default_enabled: bool = True) -> bool:
         """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore. An opt-in rule
         (`default_enabled=False`) counts only selectors more specific than the bare prefix: `TFP3`
-        or `TFP302` enable TFP302, `TFP` (the default selection) does not."""
+        or `TFP302` enable TFP302, `TFP` (the default selection) does not. A code that
+        `per-file-ignores` turns off for this file is off."""
+        if any(code.startswith(prefix) for prefix in self.file_ignores):
+            return False
         selected = max((len(p) for p in self.select
                         if code.startswith(p) and (default_enabled or is_specific(p))), default=-1)
         ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return selected > ignored
+
+    def for_path(self, path: str | os.PathLike) -> Config:
+        """The configuration of one file: its `per-file-ignores` resolved into `file_ignores`."""
+        if not self.per_file_ignores:
+            return self
+        absolute = os.path.abspath(path)
+        codes = tuple(dict.fromkeys(code for entry in self.per_file_ignores if entry.matches(absolute)
+                                    for code in entry.codes))
+        return replace(self, per_file_ignores=(), file_ignores=self.file_ignores + codes)
 
     def default_start_method(self) -> tuple[str, str]:
         """The start method assumed where the file names none, and why, in one line that says
@@ -148,6 +181,80 @@ def _path(value, option: str) -> str:
     return value.strip()
 
 
+def _per_file_ignores(value, option: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(pattern, codes) pairs: a TOML table `"tests/*" = ["TFP101"]`, or flake8's form in setup.cfg,
+    `pattern: codes` pairs (`tests/*: TFP101, TFP102`, one or more a line)."""
+    if isinstance(value, dict):
+        pairs = [(pattern, _codes(codes, f"{option} for {pattern!r}")) for pattern, codes in value.items()]
+    elif isinstance(value, str):
+        pairs = _flake8_mapping(value, option)
+    else:
+        raise ConfigError(f"{option}: expected a table of file patterns to lists of codes, got {value!r}")
+    for pattern, codes in pairs:
+        if not pattern.strip("!") or not codes:
+            raise ConfigError(f"{option}: {pattern!r} needs a file pattern and at least one code")
+    return tuple(pairs)
+
+
+def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]:
+    """flake8's `per-file-ignores` text: file patterns, a colon, codes; the next pattern starts a new pair."""
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    patterns: list[str] = []
+    codes: list[str] = []
+    after_colon = False
+    for token in re.findall(r"[^\s:,]+|:", text):
+        if token == ":":
+            if after_colon or not patterns:
+                raise ConfigError(f"{option}: expected `pattern: codes` pairs, got {text.strip()!r}")
+            after_colon = True
+        elif after_colon and re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", token):
+            codes.append(token)
+        else:
+            if after_colon:  # a pattern after the codes: the next pair
+                pairs += [(pattern, tuple(codes)) for pattern in patterns]
+                patterns, codes, after_colon = [], [], False
+            patterns.append(token)
+    if patterns and not after_colon:
+        raise ConfigError(f"{option}: {patterns[-1]!r} has no `: codes` after it")
+    pairs += [(pattern, tuple(codes)) for pattern in patterns]
+    return pairs
+
+
+def _glob(pattern: str, prefix: str = "") -> re.Pattern:
+    """Ruff's glob syntax (globset) as a regular expression, after the literal `prefix`: `*` and `?`
+    also match `/`, `**/` matches any number of directories, `{a,b}` either, `[...]` a class."""
+    found = _GLOBS.get((prefix, pattern))
+    if found is None:
+        parts, index = [re.escape(prefix)], 0
+        while index < len(pattern):
+            char = pattern[index]
+            if pattern.startswith("**/", index):
+                parts.append("(?:.*/)?")
+                index += 3
+                continue
+            if char == "*":
+                parts.append(".*")
+            elif char == "?":
+                parts.append(".")
+            elif char == "[" and "]" in pattern[index + 2:]:
+                end = pattern.index("]", index + 2)
+                body = pattern[index + 1:end]
+                parts.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+                index = end
+            elif char == "{" and "}" in pattern[index:]:
+                end = pattern.index("}", index)
+                parts.append("(?:" + "|".join(re.escape(a) for a in pattern[index + 1:end].split(",")) + ")")
+                index = end
+            else:
+                parts.append(re.escape(char))
+            index += 1
+        found = _GLOBS[(prefix, pattern)] = re.compile("".join(parts), re.DOTALL)
+    return found
+
+
+_GLOBS: dict[tuple[str, str], re.Pattern] = {}
+
+
 def _start_method(value, option: str = "assume-start-method") -> str:
     if value not in START_METHODS:
         raise ConfigError(f"{option}: expected one of {', '.join(START_METHODS)}, got {value!r}")
@@ -164,6 +271,7 @@ OPTIONS = {
     "assume-start-method": ("assume_start_method", _start_method),
     "assume-gpu": ("assume_gpu", _boolean),
     "cache-dir": ("cache_dir", _path),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
 }
 
 
@@ -172,9 +280,12 @@ OPTIONS = {
 TOML_TYPES = {
     "select": (list, str), "ignore": (list, str), "extend-select": (list, str), "exclude": (list, str),
     "extend-exclude": (list, str), "target-python": (str,), "assume-start-method": (str,), "assume-gpu": (bool,),
+    "per-file-ignores": (dict,),
 }
 TOML_EXPECTED = {
     (list, str): "a list of strings", (str,): "a string", (bool,): "true or false (a TOML boolean, unquoted)",
+    (dict,): 'a table of file patterns to lists of codes (`[tool.tfproc-lint.per-file-ignores]`, '
+             '`"tests/*" = ["TFP101"]`)',
 }
 
 
@@ -205,8 +316,9 @@ def _toml_value(value) -> str:
     return f"{type(value).__name__} {value!r}"  # dates and times
 
 
-def apply_options(config: Config, options: dict, where: str) -> Config:
-    """Validate `options` (file keys, dashes or underscores) and layer them over `config`."""
+def apply_options(config: Config, options: dict, where: str, base: Path | None = None) -> Config:
+    """Validate `options` (file keys, dashes or underscores) and layer them over `config`. `base`:
+    the directory `per-file-ignores` patterns are relative to (the file's; else the working one)."""
     changes: dict = {}
     # extend-select last, so that it extends a `select` given in the same place whatever the order.
     for raw_key, value in sorted(options.items(), key=lambda item: item[0].replace("_", "-") == "extend-select"):
@@ -219,6 +331,11 @@ def apply_options(config: Config, options: dict, where: str) -> Config:
         if parser is _codes:
             changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
                 (key, selector, where) for selector in parsed)
+        if parser is _per_file_ignores:
+            changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
+                (key, code, where) for _, codes in parsed for code in codes)
+            directory = str((base or Path.cwd()).resolve())
+            parsed = tuple(PerFileIgnore(pattern, codes, directory) for pattern, codes in parsed)
         if attribute == "extend_select":
             changes["select"] = tuple(changes.get("select", config.select)) + parsed
             continue
@@ -416,7 +533,7 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
         raise ConfigError(f"[tool.tfproc-lint] in {path} must be a table")
     where = f"[tool.tfproc-lint] in {name}"
     check_toml_types(section, where)
-    return apply_options(config, section, where)
+    return apply_options(config, section, where, path.parent)
 
 
 def _apply_ini(config: Config, path: Path) -> Config:
@@ -431,7 +548,7 @@ def _apply_ini(config: Config, path: Path) -> Config:
     config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, name, "section")
     for section in INI_SECTIONS:
         if parser.has_section(section):
-            config = apply_options(config, dict(parser.items(section)), f"[{section}] in {name}")
+            config = apply_options(config, dict(parser.items(section)), f"[{section}] in {name}", path.parent)
     return config
 
 

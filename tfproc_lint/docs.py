@@ -25,6 +25,24 @@ FIX_AVAILABILITY = {
 }
 
 
+# What each option a rule depends on (`Rule.options`) does, for the rule pages' Options section.
+_START_METHOD_LINK = "../configuration.md#the-start-method-target-python-and-assume-start-method"
+OPTION_HELP = {
+    "assume-start-method": (
+        f"[`assume-start-method`]({_START_METHOD_LINK}): the start method of the pools and processes "
+        "whose code does not choose one (`get_context(...)`, `mp_context=`, `set_start_method(...)` in "
+        "the file); what the rule reports depends on it, and a message that rests on it says so."),
+    "target-python": (
+        f"[`target-python`]({_START_METHOD_LINK}): without `assume-start-method`, the start method is "
+        "that Python's default on Linux, fork before 3.14 and forkserver from 3.14; by default the "
+        "project's `requires-python`."),
+    "assume-gpu": (
+        "[`assume-gpu`](../configuration.md#gpus-assume-gpu): the code runs where TensorFlow sees GPUs, "
+        "so the rule reports without GPU use in the file itself; on when the project depends on a GPU "
+        "build of TensorFlow."),
+}
+
+
 def _paragraph(text: str) -> str:
     return textwrap.fill(text, width=100, break_long_words=False, break_on_hyphens=False)
 
@@ -58,6 +76,12 @@ def render_rule(rule: type[Rule]) -> str:
         _paragraph(rule.fix_safety),
         "## Evidence",
         _paragraph(rule.evidence) + observed(rule.code),
+    ]
+    if rule.options:
+        sections += ["## Options", "\n".join(
+            textwrap.fill(OPTION_HELP[option], width=100, initial_indent="- ", subsequent_indent="  ",
+                          break_long_words=False, break_on_hyphens=False) for option in rule.options)]
+    sections += [
         "## References",
         "\n".join(f"- {reference}" for reference in rule.references),
     ]

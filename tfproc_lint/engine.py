@@ -50,6 +50,7 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
     screened = syntax_tree is not UNSCREENED
     if not (screened or may_match(source)):
         return []
+    config = config.for_path(path)  # per-file-ignores (the command line resolved them already)
     rules = enabled_rules(config)
     if not rules:
         return []

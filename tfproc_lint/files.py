@@ -61,7 +61,7 @@ def collect_files(paths: list[str], configs: Config | Configs,
             if key in seen:
                 return
             seen.add(key)
-        files.append(SourceFile(Path(path), path, explicit, config))
+        files.append(SourceFile(Path(path), path, explicit, config.for_path(path)))  # its per-file-ignores
 
     for raw in paths:
         if os.path.isdir(raw):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
@@ -40,12 +41,23 @@ class Report:
 
 @dataclass(frozen=True)
 class Example:
-    """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID)."""
+    """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID).
+
+    `code` and `fixed` are written as indented triple-quoted blocks (a backslash after the opening
+    quotes, then the lines) and dedented here, as Fixit dedents its examples."""
 
     code: str
     expect: tuple[str, ...] = ()
     config: tuple[tuple[str, str], ...] = ()  # options for this example, e.g. (("target-python", "3.14"),)
     notebook: bool = False  # the code cells of a notebook (`# %%` starts a cell), linted as one
+    # What `--fix --unsafe-fixes` makes of a bad example (Fixit's `expected_replacement`), checked by
+    # tests/test_rules.py; None where the example is not about the fix.
+    fixed: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", textwrap.dedent(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", textwrap.dedent(self.fixed))
 
 
 class Rule:
@@ -67,6 +79,10 @@ class Rule:
     # Ray, Dask and Spark: what the rule reports there; the docs show it with the bad examples
     # that import an engine (each tested like the others).
     engines: ClassVar[str] = ""
+    # The configuration options that change what the rule reports or says (the docs' Options):
+    # "assume-start-method" and "target-python" (the start method assumed where the code names
+    # none), "assume-gpu".
+    options: ClassVar[tuple[str, ...]] = ()
     # The first bad example is the docs' Example, the first good one its Use instead.
     bad_examples: ClassVar[tuple[Example, ...]]
     good_examples: ClassVar[tuple[Example, ...]]

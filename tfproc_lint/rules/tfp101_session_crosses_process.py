@@ -61,74 +61,95 @@ class SessionCrossesProcess(Rule):
         "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
         "that builds the session once. Example (Ray):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow.compat.v1 as tf\n\n"
-            "def infer(sess, row):\n"
-            "    return sess.run('y:0', {'x:0': row})\n\n"
-            "sess = tf.Session()\n"
-            "with mp.Pool(2) as pool:\n"
-            "    pool.starmap(infer, [(sess, row) for row in rows])\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow.compat.v1 as tf
+
+            def infer(sess, row):
+                return sess.run('y:0', {'x:0': row})
+
+            sess = tf.Session()
+            with mp.Pool(2) as pool:
+                pool.starmap(infer, [(sess, row) for row in rows])
+            """,
             ("TFP101",),
         ),
         Example(
-            "from multiprocessing import Process, Queue\n"
-            "import tensorflow as tf\n\n"
-            "with tf.compat.v1.Session() as sess:\n"
-            "    q = Queue()\n"
-            "    q.put(sess)\n",
+            """\
+            from multiprocessing import Process, Queue
+            import tensorflow as tf
+
+            with tf.compat.v1.Session() as sess:
+                q = Queue()
+                q.put(sess)
+            """,
             ("TFP101",),
         ),
         Example(
-            'import ray\n'
-            'import tensorflow.compat.v1 as tf\n'
-            '\n'
-            '@ray.remote\n'
-            'def score(sess, batch):\n'
-            "    return sess.run('y:0', {'x:0': batch})\n"
-            '\n'
-            "if __name__ == '__main__':\n"
-            '    sess = tf.Session()\n'
-            '    ray.get([score.remote(sess, b) for b in batches])\n',
+            """\
+            import ray
+            import tensorflow.compat.v1 as tf
+
+            @ray.remote
+            def score(sess, batch):
+                return sess.run('y:0', {'x:0': batch})
+
+            if __name__ == '__main__':
+                sess = tf.Session()
+                ray.get([score.remote(sess, b) for b in batches])
+            """,
             ('TFP101',),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow.compat.v1 as tf\n\n"
-            "_sess = None\n\n"
-            "def init_worker(graph_path):\n"
-            "    global _sess\n"
-            "    _sess = tf.Session(graph=load_graph(graph_path))\n\n"
-            "def infer(row):\n"
-            "    return _sess.run('y:0', {'x:0': row})\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=init_worker, initargs=('g.pb',)) as pool:\n"
-            "        pool.map(infer, rows)\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow.compat.v1 as tf
+
+            _sess = None
+
+            def init_worker(graph_path):
+                global _sess
+                _sess = tf.Session(graph=load_graph(graph_path))
+
+            def infer(row):
+                return _sess.run('y:0', {'x:0': row})
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=init_worker, initargs=('g.pb',)) as pool:
+                    pool.map(infer, rows)
+            """
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow.compat.v1 as tf\n\n"
-            "sess = None\n"
-            "mp.Process(target=work, args=(sess,)).start()\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow.compat.v1 as tf
+
+            sess = None
+            mp.Process(target=work, args=(sess,)).start()
+            """
         ),
         Example(
-            'import ray\n'
-            'import tensorflow.compat.v1 as tf\n'
-            '\n'
-            '@ray.remote\n'
-            'class Scorer:\n'
-            '    def __init__(self, graph_path):\n'
-            '        self.sess = tf.Session(graph=load_graph(graph_path))\n'
-            '\n'
-            '    def score(self, batch):\n'
-            "        return self.sess.run('y:0', {'x:0': batch})\n"
-            '\n'
-            "if __name__ == '__main__':\n"
-            "    scorer = Scorer.remote('frozen.pb')\n"
-            '    ray.get([scorer.score.remote(b) for b in batches])\n'
+            """\
+            import ray
+            import tensorflow.compat.v1 as tf
+
+            @ray.remote
+            class Scorer:
+                def __init__(self, graph_path):
+                    self.sess = tf.Session(graph=load_graph(graph_path))
+
+                def score(self, batch):
+                    return self.sess.run('y:0', {'x:0': batch})
+
+            if __name__ == '__main__':
+                scorer = Scorer.remote('frozen.pb')
+                ray.get([scorer.score.remote(b) for b in batches])
+            """
         ),
     )
 

@@ -58,78 +58,120 @@ class RuntimeStateCrossesProcess(Rule):
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
         "(`AttributeError: '_updated_config'`). Example (Dask):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "from concurrent.futures import ProcessPoolExecutor\n"
-            "from functools import partial\n"
-            "import tensorflow as tf\n\n"
-            "def score(model, batch):\n"
-            "    return model.predict(batch)\n\n"
-            "if __name__ == '__main__':\n"
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            "    with ProcessPoolExecutor(2, mp_context=mp.get_context('spawn')) as ex:\n"
-            "        list(ex.map(partial(score, model), batches))\n",
+            """\
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            from functools import partial
+            import tensorflow as tf
+
+            def score(model, batch):
+                return model.predict(batch)
+
+            if __name__ == '__main__':
+                model = tf.keras.models.load_model('model.keras')
+                with ProcessPoolExecutor(2, mp_context=mp.get_context('spawn')) as ex:
+                    list(ex.map(partial(score, model), batches))
+            """,
+            ("TFP102",),
+            fixed="""\
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
+            import tensorflow as tf
+
+            _model = None
+
+
+            def _init_model():
+                global _model
+                _model = tf.keras.models.load_model('model.keras')
+
+
+            def score(batch):
+                return _model.predict(batch)
+
+            if __name__ == '__main__':
+                with ProcessPoolExecutor(2, mp_context=mp.get_context('spawn'), initializer=_init_model) as ex:
+                    list(ex.map(score, batches))
+            """,
+        ),
+        Example(
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            @tf.function
+            def step(x):
+                return x * 2
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2) as pool:
+                    pool.map(step, [1.0, 2.0])
+            """,
             ("TFP102",),
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "@tf.function\n"
-            "def step(x):\n"
-            "    return x * 2\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        pool.map(step, [1.0, 2.0])\n",
-            ("TFP102",),
-        ),
-        Example(
-            'import tensorflow as tf\n'
-            'from dask.distributed import Client\n'
-            '\n'
-            "if __name__ == '__main__':\n"
-            '    client = Client()\n'
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            '    remote_model = client.scatter(model)\n',
+            """\
+            import tensorflow as tf
+            from dask.distributed import Client
+
+            if __name__ == '__main__':
+                client = Client()
+                model = tf.keras.models.load_model('model.keras')
+                remote_model = client.scatter(model)
+            """,
             ('TFP102',),
         ),
     )
     good_examples = (
         Example(
-            "from concurrent.futures import ProcessPoolExecutor\n"
-            "import tensorflow as tf\n\n"
-            "_model = None\n\n"
-            "def init_worker(path):\n"
-            "    global _model\n"
-            "    _model = tf.keras.models.load_model(path)\n\n"
-            "def score(batch):\n"
-            "    return _model.predict(batch)\n\n"
-            "with ProcessPoolExecutor(2, initializer=init_worker, initargs=('model.keras',)) as ex:\n"
-            "    list(ex.map(score, batches))\n"
+            """\
+            from concurrent.futures import ProcessPoolExecutor
+            import tensorflow as tf
+
+            _model = None
+
+            def init_worker(path):
+                global _model
+                _model = tf.keras.models.load_model(path)
+
+            def score(batch):
+                return _model.predict(batch)
+
+            with ProcessPoolExecutor(2, initializer=init_worker, initargs=('model.keras',)) as ex:
+                list(ex.map(score, batches))
+            """
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "if __name__ == '__main__':\n"
-            "    weights = tf.Variable([1.0, 2.0])\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        pool.map(print, [weights.numpy()])\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            if __name__ == '__main__':
+                weights = tf.Variable([1.0, 2.0])
+                with mp.get_context('spawn').Pool(2) as pool:
+                    pool.map(print, [weights.numpy()])
+            """
         ),
         Example(
-            'import tensorflow as tf\n'
-            'from dask.distributed import Client, WorkerPlugin, get_worker\n'
-            '\n'
-            'class LoadModel(WorkerPlugin):\n'
-            '    def setup(self, worker):\n'
-            "        worker.model = tf.keras.models.load_model('model.keras')\n"
-            '\n'
-            'def score(batch):\n'
-            '    return get_worker().model.predict(batch)\n'
-            '\n'
-            "if __name__ == '__main__':\n"
-            '    client = Client()\n'
-            '    client.register_plugin(LoadModel())\n'
-            '    client.gather(client.map(score, batches))\n'
+            """\
+            import tensorflow as tf
+            from dask.distributed import Client, WorkerPlugin, get_worker
+
+            class LoadModel(WorkerPlugin):
+                def setup(self, worker):
+                    worker.model = tf.keras.models.load_model('model.keras')
+
+            def score(batch):
+                return get_worker().model.predict(batch)
+
+            if __name__ == '__main__':
+                client = Client()
+                client.register_plugin(LoadModel())
+                client.gather(client.map(score, batches))
+            """
         ),
     )
 

@@ -58,62 +58,77 @@ class StateCapturedByWorker(Rule):
         "`PicklingError: Could not serialize object`). A function of an importable module is sent "
         "by reference and is not reported. Example (Spark):"
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "class Agent:\n"
-            "    def __init__(self):\n"
-            "        self.sess = tf.compat.v1.Session()\n\n"
-            "    def act(self, obs):\n"
-            "        return self.sess.run('pi:0', {'obs:0': obs})\n\n"
-            "    def rollout(self, observations):\n"
-            "        with mp.Pool(4) as pool:\n"
-            "            return pool.map(self.act, observations)\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.sess = tf.compat.v1.Session()
+
+                def act(self, obs):
+                    return self.sess.run('pi:0', {'obs:0': obs})
+
+                def rollout(self, observations):
+                    with mp.Pool(4) as pool:
+                        return pool.map(self.act, observations)
+            """,
             ("TFP103",),
         ),
         Example(
-            'import tensorflow.compat.v1 as tf\n'
-            'from pyspark import SparkContext\n'
-            '\n'
-            'sess = tf.Session()\n'
-            '\n'
-            'def predict(rows):\n'
-            '    for row in rows:\n'
-            "        yield sess.run('y:0', {'x:0': [row]})\n"
-            '\n'
-            "if __name__ == '__main__':\n"
-            "    sc = SparkContext('local[2]')\n"
-            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n',
+            """\
+            import tensorflow.compat.v1 as tf
+            from pyspark import SparkContext
+
+            sess = tf.Session()
+
+            def predict(rows):
+                for row in rows:
+                    yield sess.run('y:0', {'x:0': [row]})
+
+            if __name__ == '__main__':
+                sc = SparkContext('local[2]')
+                sc.parallelize(rows, 2).mapPartitions(predict).collect()
+            """,
             ('TFP103',),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "class Agent:\n"
-            "    def __init__(self):\n"
-            "        self.sess = tf.compat.v1.Session()\n\n"
-            "    @staticmethod\n"
-            "    def act(obs):\n"
-            "        return obs * 2\n\n"
-            "    def rollout(self, observations):\n"
-            "        with mp.Pool(4) as pool:\n"
-            "            return pool.map(self.act, observations)\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.sess = tf.compat.v1.Session()
+
+                @staticmethod
+                def act(obs):
+                    return obs * 2
+
+                def rollout(self, observations):
+                    with mp.Pool(4) as pool:
+                        return pool.map(self.act, observations)
+            """
         ),
         Example(
-            'import tensorflow.compat.v1 as tf\n'
-            'from pyspark import SparkContext\n'
-            '\n'
-            'def predict(rows):\n'
-            "    with tf.Session(graph=load_graph('frozen.pb')) as sess:\n"
-            '        for row in rows:\n'
-            "            yield sess.run('y:0', {'x:0': [row]})\n"
-            '\n'
-            "if __name__ == '__main__':\n"
-            "    sc = SparkContext('local[2]')\n"
-            '    sc.parallelize(rows, 2).mapPartitions(predict).collect()\n'
+            """\
+            import tensorflow.compat.v1 as tf
+            from pyspark import SparkContext
+
+            def predict(rows):
+                with tf.Session(graph=load_graph('frozen.pb')) as sess:
+                    for row in rows:
+                        yield sess.run('y:0', {'x:0': [row]})
+
+            if __name__ == '__main__':
+                sc = SparkContext('local[2]')
+                sc.parallelize(rows, 2).mapPartitions(predict).collect()
+            """
         ),
     )
 

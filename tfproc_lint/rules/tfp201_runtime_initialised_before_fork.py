@@ -73,39 +73,64 @@ class RuntimeInitialisedBeforeFork(Rule):
         "https://github.com/openai/baselines/issues/756",
         "https://docs.python.org/3/whatsnew/3.14.html#multiprocessing",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        print(pool.map(shard_sum, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def shard_sum(seed):
+                return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))
+
+            if __name__ == '__main__':
+                warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))
+                with mp.Pool(2) as pool:
+                    print(pool.map(shard_sum, range(4)))
+            """,
             ("TFP201",),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def shard_sum(seed):
+                return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))
+
+            if __name__ == '__main__':
+                warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))
+                with mp.get_context("spawn").Pool(2) as pool:
+                    print(pool.map(shard_sum, range(4)))
+            """,
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        print(pool.map(shard_sum, range(4)))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def shard_sum(seed):
+                return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))
+
+            if __name__ == '__main__':
+                warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))
+                with mp.get_context('spawn').Pool(2) as pool:
+                    print(pool.map(shard_sum, range(4)))
+            """
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def shard_sum(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        print(pool.map(shard_sum, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def shard_sum(seed):
+                return float(tf.reduce_sum(tf.random.normal((1024, 1024), seed=seed)))
+
+            if __name__ == '__main__':
+                warmup = tf.matmul(tf.ones((512, 512)), tf.ones((512, 512)))
+                with mp.Pool(2) as pool:
+                    print(pool.map(shard_sum, range(4)))
+            """,
             config=(("target-python", "3.14"),),
         ),
     )

@@ -69,46 +69,86 @@ class WorkersStartedAtImport(Rule):
         "https://github.com/DeepLabCut/DeepLabCut/issues/1362",
         "https://github.com/brucechou1983/CheXNet-Keras/issues/56",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "mp.set_start_method('spawn')\n"
-            "with mp.Pool(2) as pool:\n"
-            "    print(pool.map(norm, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            mp.set_start_method('spawn')
+            with mp.Pool(2) as pool:
+                print(pool.map(norm, range(4)))
+            """,
             ("TFP202",),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            if __name__ == "__main__":
+                mp.set_start_method('spawn')
+                with mp.Pool(2) as pool:
+                    print(pool.map(norm, range(4)))
+            """,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "with mp.Pool(2) as pool:\n"
-            "    print(pool.map(norm, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            with mp.Pool(2) as pool:
+                print(pool.map(norm, range(4)))
+            """,
             ("TFP202",),
             config=(("target-python", "3.14"),),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            if __name__ == "__main__":
+                with mp.Pool(2) as pool:
+                    print(pool.map(norm, range(4)))
+            """,
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    mp.set_start_method('spawn')\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        print(pool.map(norm, range(4)))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            if __name__ == '__main__':
+                mp.set_start_method('spawn')
+                with mp.Pool(2) as pool:
+                    print(pool.map(norm, range(4)))
+            """
         ),
         Example(  # fork (the Linux default before 3.14) does not re-import the module
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "with mp.Pool(2) as pool:\n"
-            "    print(pool.map(norm, range(4)))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            with mp.Pool(2) as pool:
+                print(pool.map(norm, range(4)))
+            """
         ),
     )
 

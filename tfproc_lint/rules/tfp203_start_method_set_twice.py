@@ -60,58 +60,92 @@ class StartMethodSetTwice(Rule):
     )
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "def run(seeds):\n"
-            "    mp.set_start_method('spawn')\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        return pool.map(norm, seeds)\n\n"
-            "if __name__ == '__main__':\n"
-            "    print(run([1, 2]), run([3, 4]))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            def run(seeds):
+                mp.set_start_method('spawn')
+                with mp.Pool(2) as pool:
+                    return pool.map(norm, seeds)
+
+            if __name__ == '__main__':
+                print(run([1, 2]), run([3, 4]))
+            """,
             ("TFP203",),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            def run(seeds):
+                ctx = mp.get_context("spawn")
+                with ctx.Pool(2) as pool:
+                    return pool.map(norm, seeds)
+
+            if __name__ == '__main__':
+                print(run([1, 2]), run([3, 4]))
+            """,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    results = mp.Queue()\n"
-            "    mp.set_start_method('spawn')\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        print(pool.map(norm, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            if __name__ == '__main__':
+                results = mp.Queue()
+                mp.set_start_method('spawn')
+                with mp.Pool(2) as pool:
+                    print(pool.map(norm, range(4)))
+            """,
             ("TFP203",),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "def run(seeds):\n"
-            "    ctx = mp.get_context('spawn')\n"
-            "    with ctx.Pool(2) as pool:\n"
-            "        return pool.map(norm, seeds)\n\n"
-            "if __name__ == '__main__':\n"
-            "    print(run([1, 2]), run([3, 4]))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            def run(seeds):
+                ctx = mp.get_context('spawn')
+                with ctx.Pool(2) as pool:
+                    return pool.map(norm, seeds)
+
+            if __name__ == '__main__':
+                print(run([1, 2]), run([3, 4]))
+            """
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def norm(seed):\n"
-            "    return float(tf.norm(tf.random.normal((256, 256), seed=seed)))\n\n"
-            "def run(seeds):\n"
-            "    try:\n"
-            "        mp.set_start_method('spawn')\n"
-            "    except RuntimeError:\n"
-            "        pass\n"
-            "    with mp.Pool(2) as pool:\n"
-            "        return pool.map(norm, seeds)\n\n"
-            "if __name__ == '__main__':\n"
-            "    print(run([1, 2]), run([3, 4]))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            def run(seeds):
+                try:
+                    mp.set_start_method('spawn')
+                except RuntimeError:
+                    pass
+                with mp.Pool(2) as pool:
+                    return pool.map(norm, seeds)
+
+            if __name__ == '__main__':
+                print(run([1, 2]), run([3, 4]))
+            """
         ),
     )
 

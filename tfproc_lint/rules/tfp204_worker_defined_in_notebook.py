@@ -53,27 +53,36 @@ class WorkerDefinedInNotebook(Rule):
         "https://github.com/jupyter/notebook/issues/5261",
         "https://docs.python.org/3/whatsnew/3.14.html#multiprocessing",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "# %% cell 1\n"
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "# %% cell 2\n"
-            "def embed(text):\n"
-            "    return tf.strings.length(text).numpy()\n\n"
-            "# %% cell 3\n"
-            "with mp.get_context('spawn').Pool(2) as pool:\n"
-            "    lengths = pool.map(embed, ['a', 'bb'])\n",
+            """\
+            # %% cell 1
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            # %% cell 2
+            def embed(text):
+                return tf.strings.length(text).numpy()
+
+            # %% cell 3
+            with mp.get_context('spawn').Pool(2) as pool:
+                lengths = pool.map(embed, ['a', 'bb'])
+            """,
             ("TFP204",),
             notebook=True,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(text):\n"
-            "    return tf.strings.length(text).numpy()\n\n"
-            "with mp.Pool(2) as pool:\n"
-            "    lengths = pool.map(embed, ['a', 'bb'])\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(text):
+                return tf.strings.length(text).numpy()
+
+            with mp.Pool(2) as pool:
+                lengths = pool.map(embed, ['a', 'bb'])
+            """,
             ("TFP204",),
             config=(("target-python", "3.14"),),
             notebook=True,
@@ -81,32 +90,43 @@ class WorkerDefinedInNotebook(Rule):
     )
     good_examples = (
         Example(
-            "# %% cell 1\n"
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n"
-            "from text_workers import embed  # text_workers.py, next to the notebook\n\n"
-            "# %% cell 2\n"
-            "with mp.get_context('spawn').Pool(2) as pool:\n"
-            "    lengths = pool.map(embed, ['a', 'bb'])\n",
+            """\
+            # %% cell 1
+            import multiprocessing as mp
+            import tensorflow as tf
+            from text_workers import embed  # text_workers.py, next to the notebook
+
+            # %% cell 2
+            with mp.get_context('spawn').Pool(2) as pool:
+                lengths = pool.map(embed, ['a', 'bb'])
+            """,
             notebook=True,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(text):\n"
-            "    return tf.strings.length(text).numpy()\n\n"
-            "with mp.get_context('fork').Pool(2) as pool:\n"
-            "    lengths = pool.map(embed, ['a', 'bb'])\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(text):
+                return tf.strings.length(text).numpy()
+
+            with mp.get_context('fork').Pool(2) as pool:
+                lengths = pool.map(embed, ['a', 'bb'])
+            """,
             notebook=True,
         ),
         Example(  # the same code in a .py file: its `__main__` is importable
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(text):\n"
-            "    return tf.strings.length(text).numpy()\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        lengths = pool.map(embed, ['a', 'bb'])\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(text):
+                return tf.strings.length(text).numpy()
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2) as pool:
+                    lengths = pool.map(embed, ['a', 'bb'])
+            """,
         ),
     )
 

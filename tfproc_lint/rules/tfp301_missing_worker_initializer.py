@@ -84,110 +84,154 @@ class MissingWorkerInitializer(Rule):
     )
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def predict(row):\n"
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            "    return model.predict(row[None])[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        print(pool.map(predict, rows))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def predict(row):
+                model = tf.keras.models.load_model('model.keras')
+                return model.predict(row[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2) as pool:
+                    print(pool.map(predict, rows))
+            """,
             ("TFP301",),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            _model = None
+
+
+            def _init_predict():
+                global _model
+                _model = tf.keras.models.load_model('model.keras')
+
+
+            def predict(row):
+                return _model.predict(row[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=_init_predict) as pool:
+                    print(pool.map(predict, rows))
+            """,
         ),
         Example(
-            'import ray\n'
-            'import tensorflow as tf\n'
-            '\n'
-            '@ray.remote\n'
-            'def classify(batch):\n'
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            '    return model.predict(batch)\n'
-            '\n'
-            "if __name__ == '__main__':\n"
-            '    ray.get([classify.remote(b) for b in batches])\n',
+            """\
+            import ray
+            import tensorflow as tf
+
+            @ray.remote
+            def classify(batch):
+                model = tf.keras.models.load_model('model.keras')
+                return model.predict(batch)
+
+            if __name__ == '__main__':
+                ray.get([classify.remote(b) for b in batches])
+            """,
             ('TFP301',),
         ),
         Example(
-            'import tensorflow as tf\n'
-            'from dask.distributed import Client\n'
-            '\n'
-            'def predict(row):\n'
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            '    return model.predict(row[None])[0]\n'
-            '\n'
-            "if __name__ == '__main__':\n"
-            '    client = Client()\n'
-            '    client.gather(client.map(predict, rows))\n',
+            """\
+            import tensorflow as tf
+            from dask.distributed import Client
+
+            def predict(row):
+                model = tf.keras.models.load_model('model.keras')
+                return model.predict(row[None])[0]
+
+            if __name__ == '__main__':
+                client = Client()
+                client.gather(client.map(predict, rows))
+            """,
             ('TFP301',),
         ),
         Example(
-            'import tensorflow as tf\n'
-            'from pyspark.sql.functions import udf\n'
-            'from pyspark.sql.types import DoubleType\n'
-            '\n'
-            '@udf(DoubleType())\n'
-            'def score(x):\n'
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            '    return float(model.predict([[x]])[0, 0])\n',
+            """\
+            import tensorflow as tf
+            from pyspark.sql.functions import udf
+            from pyspark.sql.types import DoubleType
+
+            @udf(DoubleType())
+            def score(x):
+                model = tf.keras.models.load_model('model.keras')
+                return float(model.predict([[x]])[0, 0])
+            """,
             ('TFP301',),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def init_worker():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def predict(row):\n"
-            "    return model.predict(row[None])[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=init_worker) as pool:\n"
-            "        print(pool.map(predict, rows))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def init_worker():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def predict(row):
+                return model.predict(row[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=init_worker) as pool:
+                    print(pool.map(predict, rows))
+            """
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "_model = None\n\n"
-            "def predict(row):\n"
-            "    global _model\n"
-            "    if _model is None:\n"
-            "        _model = tf.keras.models.load_model('model.keras')\n"
-            "    return _model.predict(row[None])[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2) as pool:\n"
-            "        print(pool.map(predict, rows))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            _model = None
+
+            def predict(row):
+                global _model
+                if _model is None:
+                    _model = tf.keras.models.load_model('model.keras')
+                return _model.predict(row[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2) as pool:
+                    print(pool.map(predict, rows))
+            """
         ),
         Example(
-            'import ray\n'
-            'import tensorflow as tf\n'
-            '\n'
-            '@ray.remote\n'
-            'class Classifier:\n'
-            '    def __init__(self, path):\n'
-            '        self.model = tf.keras.models.load_model(path)\n'
-            '\n'
-            '    def classify(self, batch):\n'
-            '        return self.model.predict(batch)\n'
-            '\n'
-            "if __name__ == '__main__':\n"
-            "    actor = Classifier.remote('model.keras')\n"
-            '    ray.get([actor.classify.remote(b) for b in batches])\n'
+            """\
+            import ray
+            import tensorflow as tf
+
+            @ray.remote
+            class Classifier:
+                def __init__(self, path):
+                    self.model = tf.keras.models.load_model(path)
+
+                def classify(self, batch):
+                    return self.model.predict(batch)
+
+            if __name__ == '__main__':
+                actor = Classifier.remote('model.keras')
+                ray.get([actor.classify.remote(b) for b in batches])
+            """
         ),
         Example(
-            'from typing import Iterator\n'
-            '\n'
-            'import pandas as pd\n'
-            'import tensorflow as tf\n'
-            'from pyspark.sql.functions import pandas_udf\n'
-            'from pyspark.sql.types import DoubleType\n'
-            '\n'
-            '@pandas_udf(DoubleType())\n'
-            'def score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n'
-            "    model = tf.keras.models.load_model('model.keras')\n"
-            '    for batch in batches:\n'
-            '        yield pd.Series(model.predict(batch.to_numpy()[:, None])[:, 0])\n'
+            """\
+            from typing import Iterator
+
+            import pandas as pd
+            import tensorflow as tf
+            from pyspark.sql.functions import pandas_udf
+            from pyspark.sql.types import DoubleType
+
+            @pandas_udf(DoubleType())
+            def score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:
+                model = tf.keras.models.load_model('model.keras')
+                for batch in batches:
+                    yield pd.Series(model.predict(batch.to_numpy()[:, None])[:, 0])
+            """
         ),
     )
 

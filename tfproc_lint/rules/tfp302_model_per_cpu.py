@@ -82,64 +82,87 @@ class ModelPerCpu(Rule):
         "https://docs.python.org/3/library/concurrent.futures.html#processpoolexecutor",
         "https://www.tensorflow.org/guide/threading",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def score(batch):\n"
-            "    return model.predict_on_batch(batch)\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(initializer=load) as pool:\n"
-            "        print(pool.map(score, batches))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def score(batch):
+                return model.predict_on_batch(batch)
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(initializer=load) as pool:
+                    print(pool.map(score, batches))
+            """,
             ("TFP302",),
             config=(("extend-select", "TFP302"),),
         ),
         Example(
-            "import os\n"
-            "from concurrent.futures import ProcessPoolExecutor\n"
-            "import tensorflow as tf\n\n"
-            "def evaluate(shard):\n"
-            "    model = tf.saved_model.load('export/')\n"
-            "    return float(model(shard).numpy().mean())\n\n"
-            "if __name__ == '__main__':\n"
-            "    with ProcessPoolExecutor(os.cpu_count()) as executor:\n"
-            "        print(list(executor.map(evaluate, shards)))\n",
+            """\
+            import os
+            from concurrent.futures import ProcessPoolExecutor
+            import tensorflow as tf
+
+            def evaluate(shard):
+                model = tf.saved_model.load('export/')
+                return float(model(shard).numpy().mean())
+
+            if __name__ == '__main__':
+                with ProcessPoolExecutor(os.cpu_count()) as executor:
+                    print(list(executor.map(evaluate, shards)))
+            """,
             ("TFP301", "TFP302"),
             config=(("extend-select", "TFP3"),),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def score(batch):\n"
-            "    return model.predict_on_batch(batch)\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=load) as pool:\n"
-            "        print(pool.map(score, batches))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def score(batch):
+                return model.predict_on_batch(batch)
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=load) as pool:
+                    print(pool.map(score, batches))
+            """,
             config=(("extend-select", "TFP302"),),
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def score(batch):\n"
-            "    return model.predict_on_batch(batch)\n\n"
-            "if __name__ == '__main__':\n"
-            "    # opt-in: `--select TFP` alone does not run TFP302\n"
-            "    with mp.get_context('spawn').Pool(initializer=load) as pool:\n"
-            "        print(pool.map(score, batches))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def score(batch):
+                return model.predict_on_batch(batch)
+
+            if __name__ == '__main__':
+                # opt-in: `--select TFP` alone does not run TFP302
+                with mp.get_context('spawn').Pool(initializer=load) as pool:
+                    print(pool.map(score, batches))
+            """,
             config=(("select", "TFP"),),
         ),
     )

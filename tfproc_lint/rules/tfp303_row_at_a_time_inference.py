@@ -101,69 +101,93 @@ class RowAtATimeInference(Rule):
     )
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def predict_row(row):\n"
-            "    return model.predict_on_batch(row[None])[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=load) as pool:\n"
-            "        scores = pool.map(predict_row, rows)\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def predict_row(row):
+                return model.predict_on_batch(row[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=load) as pool:
+                    scores = pool.map(predict_row, rows)
+            """,
             ("TFP303",),
             config=(("extend-select", "TFP303"),),
         ),
         Example(
-            "from concurrent.futures import ProcessPoolExecutor\n"
-            "import numpy as np\n"
-            "import tensorflow.compat.v1 as tf\n\n"
-            "sess = features = scores = None\n\n"
-            "def start():\n"
-            "    global sess, features, scores\n"
-            "    features = tf.placeholder(tf.float32, [None, 64])\n"
-            "    scores = tf.layers.dense(features, 1)\n"
-            "    sess = tf.Session()\n"
-            "    sess.run(tf.global_variables_initializer())\n\n"
-            "def score(row):\n"
-            "    return sess.run(scores, {features: [row]})[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with ProcessPoolExecutor(2, initializer=start) as executor:\n"
-            "        futures = [executor.submit(score, row) for row in np.load('rows.npy')]\n",
+            """\
+            from concurrent.futures import ProcessPoolExecutor
+            import numpy as np
+            import tensorflow.compat.v1 as tf
+
+            sess = features = scores = None
+
+            def start():
+                global sess, features, scores
+                features = tf.placeholder(tf.float32, [None, 64])
+                scores = tf.layers.dense(features, 1)
+                sess = tf.Session()
+                sess.run(tf.global_variables_initializer())
+
+            def score(row):
+                return sess.run(scores, {features: [row]})[0]
+
+            if __name__ == '__main__':
+                with ProcessPoolExecutor(2, initializer=start) as executor:
+                    futures = [executor.submit(score, row) for row in np.load('rows.npy')]
+            """,
             ("TFP303",),
             config=(("extend-select", "TFP3"),),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import numpy as np\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('model.keras')\n\n"
-            "def predict_chunk(chunk):\n"
-            "    return model.predict_on_batch(chunk)\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=load) as pool:\n"
-            "        scores = np.concatenate(pool.map(predict_chunk, np.array_split(rows, 16)))\n",
+            """\
+            import multiprocessing as mp
+            import numpy as np
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('model.keras')
+
+            def predict_chunk(chunk):
+                return model.predict_on_batch(chunk)
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=load) as pool:
+                    scores = np.concatenate(pool.map(predict_chunk, np.array_split(rows, 16)))
+            """,
             config=(("extend-select", "TFP303"),),
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "model = None\n\n"
-            "def load():\n"
-            "    global model\n"
-            "    model = tf.keras.models.load_model('classifier.keras')\n\n"
-            "def classify(path):\n"
-            "    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
-            "    return model.predict_on_batch(image[None])[0]\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(2, initializer=load) as pool:\n"
-            "        labels = pool.map(classify, image_paths)\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            model = None
+
+            def load():
+                global model
+                model = tf.keras.models.load_model('classifier.keras')
+
+            def classify(path):
+                image = tf.io.decode_jpeg(tf.io.read_file(path))
+                return model.predict_on_batch(image[None])[0]
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(2, initializer=load) as pool:
+                    labels = pool.map(classify, image_paths)
+            """,
             config=(("extend-select", "TFP303"),),
         ),
     )

@@ -77,77 +77,134 @@ class GpuWorkersTakeAllMemory(Rule):
         "runs does not reach them. No automatic fix (manual edit required): turn on memory growth "
         "in the task, or in the actor's `__init__`, before the first op. Example (Ray):"
     )
+    options = ("assume-start-method", "target-python", "assume-gpu")
     bad_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(path):\n"
-            "    with tf.device('/GPU:0'):\n"
-            "        image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
-            "        return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(4) as pool:\n"
-            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(path):
+                with tf.device('/GPU:0'):
+                    image = tf.io.decode_jpeg(tf.io.read_file(path))
+                    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """,
             ("TFP401",),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(path):
+                with tf.device('/GPU:0'):
+                    image = tf.io.decode_jpeg(tf.io.read_file(path))
+                    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            def _init_gpu_memory():
+                for gpu in tf.config.list_physical_devices("GPU"):
+                    tf.config.experimental.set_memory_growth(gpu, True)
+
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4, initializer=_init_gpu_memory) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(path):\n"
-            "    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
-            "    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(4) as pool:\n"
-            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(path):
+                image = tf.io.decode_jpeg(tf.io.read_file(path))
+                return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """,
             ("TFP401",),
             config=(("assume-gpu", "true"),),
+            fixed="""\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(path):
+                image = tf.io.decode_jpeg(tf.io.read_file(path))
+                return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            def _init_gpu_memory():
+                for gpu in tf.config.list_physical_devices("GPU"):
+                    tf.config.experimental.set_memory_growth(gpu, True)
+
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4, initializer=_init_gpu_memory) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """,
         ),
         Example(
-            'import ray\n'
-            'import tensorflow as tf\n'
-            '\n'
-            '@ray.remote(num_gpus=0.5)\n'
-            'class Trainer:\n'
-            '    def __init__(self):\n'
-            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n',
+            """\
+            import ray
+            import tensorflow as tf
+
+            @ray.remote(num_gpus=0.5)
+            class Trainer:
+                def __init__(self):
+                    self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])
+            """,
             ('TFP401',),
         ),
     )
     good_examples = (
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def grow():\n"
-            "    for gpu in tf.config.list_physical_devices('GPU'):\n"
-            "        tf.config.experimental.set_memory_growth(gpu, True)\n\n"
-            "def embed(path):\n"
-            "    with tf.device('/GPU:0'):\n"
-            "        image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
-            "        return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(4, initializer=grow) as pool:\n"
-            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def grow():
+                for gpu in tf.config.list_physical_devices('GPU'):
+                    tf.config.experimental.set_memory_growth(gpu, True)
+
+            def embed(path):
+                with tf.device('/GPU:0'):
+                    image = tf.io.decode_jpeg(tf.io.read_file(path))
+                    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4, initializer=grow) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """
         ),
         Example(  # nothing shows a GPU: set assume-gpu to report such code
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def embed(path):\n"
-            "    image = tf.io.decode_jpeg(tf.io.read_file(path))\n"
-            "    return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()\n\n"
-            "if __name__ == '__main__':\n"
-            "    with mp.get_context('spawn').Pool(4) as pool:\n"
-            "        print(pool.map(embed, ['a.jpg', 'b.jpg']))\n"
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def embed(path):
+                image = tf.io.decode_jpeg(tf.io.read_file(path))
+                return tf.reduce_mean(tf.cast(image, tf.float32)).numpy()
+
+            if __name__ == '__main__':
+                with mp.get_context('spawn').Pool(4) as pool:
+                    print(pool.map(embed, ['a.jpg', 'b.jpg']))
+            """
         ),
         Example(
-            'import ray\n'
-            'import tensorflow as tf\n'
-            '\n'
-            '@ray.remote(num_gpus=0.5)\n'
-            'class Trainer:\n'
-            '    def __init__(self):\n'
-            "        for gpu in tf.config.list_physical_devices('GPU'):\n"
-            '            tf.config.experimental.set_memory_growth(gpu, True)\n'
-            '        self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])\n'
+            """\
+            import ray
+            import tensorflow as tf
+
+            @ray.remote(num_gpus=0.5)
+            class Trainer:
+                def __init__(self):
+                    for gpu in tf.config.list_physical_devices('GPU'):
+                        tf.config.experimental.set_memory_growth(gpu, True)
+                    self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(10)])
+            """
         ),
     )
 

@@ -71,45 +71,72 @@ class ConfigurationAfterRuntimeStart(Rule):
     )
     bad_examples = (
         Example(
-            "import tensorflow as tf\n\n"
-            "def main():\n"
-            "    scale = tf.reduce_max(tf.random.uniform((512, 512)))\n"
-            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n"
-            "    print(float(scale))\n\n"
-            "if __name__ == '__main__':\n"
-            "    main()\n",
+            """\
+            import tensorflow as tf
+
+            def main():
+                scale = tf.reduce_max(tf.random.uniform((512, 512)))
+                tf.config.threading.set_intra_op_parallelism_threads(1)
+                print(float(scale))
+
+            if __name__ == '__main__':
+                main()
+            """,
             ("TFP402",),
+            fixed="""\
+            import tensorflow as tf
+
+            def main():
+                tf.config.threading.set_intra_op_parallelism_threads(1)
+                scale = tf.reduce_max(tf.random.uniform((512, 512)))
+                print(float(scale))
+
+            if __name__ == '__main__':
+                main()
+            """,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import tensorflow as tf\n\n"
-            "def one_thread():\n"
-            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n\n"
-            "def total(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    print(float(tf.reduce_sum(tf.ones((512, 512)))))\n"
-            "    with mp.get_context('fork').Pool(2, initializer=one_thread) as pool:\n"
-            "        print(pool.map(total, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import tensorflow as tf
+
+            def one_thread():
+                tf.config.threading.set_intra_op_parallelism_threads(1)
+
+            def total(seed):
+                return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))
+
+            if __name__ == '__main__':
+                print(float(tf.reduce_sum(tf.ones((512, 512)))))
+                with mp.get_context('fork').Pool(2, initializer=one_thread) as pool:
+                    print(pool.map(total, range(4)))
+            """,
             ("TFP201", "TFP402"),
         ),
     )
     good_examples = (
         Example(
-            "import tensorflow as tf\n\n"
-            "def main():\n"
-            "    tf.config.threading.set_intra_op_parallelism_threads(1)\n"
-            "    scale = tf.reduce_max(tf.random.uniform((512, 512)))\n"
-            "    print(float(scale))\n\n"
-            "if __name__ == '__main__':\n"
-            "    main()\n"
+            """\
+            import tensorflow as tf
+
+            def main():
+                tf.config.threading.set_intra_op_parallelism_threads(1)
+                scale = tf.reduce_max(tf.random.uniform((512, 512)))
+                print(float(scale))
+
+            if __name__ == '__main__':
+                main()
+            """
         ),
         Example(
-            "import tensorflow as tf\n\n"
-            "gpus = tf.config.list_physical_devices('GPU')\n"
-            "for gpu in gpus:\n"
-            "    tf.config.experimental.set_memory_growth(gpu, True)\n"
-            "print(tf.config.list_logical_devices('GPU'))\n"
+            """\
+            import tensorflow as tf
+
+            gpus = tf.config.list_physical_devices('GPU')
+            for gpu in gpus:
+                tf.config.experimental.set_memory_growth(gpu, True)
+            print(tf.config.list_logical_devices('GPU'))
+            """
         ),
     )
 

@@ -59,50 +59,97 @@ class EnvironmentAfterRuntimeStart(Rule):
         "https://github.com/NVIDIA/DALI/issues/2014",
         "https://github.com/pytorch/pytorch/issues/23544",
     )
+    options = ("assume-start-method", "target-python")
     bad_examples = (
         Example(
-            "import os\n"
-            "import tensorflow as tf\n\n"
-            "def main():\n"
-            "    probe = tf.reduce_sum(tf.ones((256, 256)))\n"
-            "    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
-            "    print(float(probe))\n\n"
-            "if __name__ == '__main__':\n"
-            "    main()\n",
+            """\
+            import os
+            import tensorflow as tf
+
+            def main():
+                probe = tf.reduce_sum(tf.ones((256, 256)))
+                os.environ['TF_NUM_INTRAOP_THREADS'] = '1'
+                print(float(probe))
+
+            if __name__ == '__main__':
+                main()
+            """,
             ("TFP403",),
+            fixed="""\
+            import os
+            import tensorflow as tf
+
+            def main():
+                os.environ['TF_NUM_INTRAOP_THREADS'] = '1'
+                probe = tf.reduce_sum(tf.ones((256, 256)))
+                print(float(probe))
+
+            if __name__ == '__main__':
+                main()
+            """,
         ),
         Example(
-            "import multiprocessing as mp\n"
-            "import os\n"
-            "import tensorflow as tf\n\n"
-            "def pin(gpu_ids):\n"
-            "    os.environ['CUDA_VISIBLE_DEVICES'] = str(gpu_ids.get())\n\n"
-            "def score(seed):\n"
-            "    return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))\n\n"
-            "if __name__ == '__main__':\n"
-            "    model = tf.keras.models.load_model('ranker.keras')\n"
-            "    ids = mp.Queue()\n"
-            "    with mp.Pool(2, initializer=pin, initargs=(ids,)) as pool:\n"
-            "        print(pool.map(score, range(4)))\n",
+            """\
+            import multiprocessing as mp
+            import os
+            import tensorflow as tf
+
+            def pin(gpu_ids):
+                os.environ['CUDA_VISIBLE_DEVICES'] = str(gpu_ids.get())
+
+            def score(seed):
+                return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))
+
+            if __name__ == '__main__':
+                model = tf.keras.models.load_model('ranker.keras')
+                ids = mp.Queue()
+                with mp.Pool(2, initializer=pin, initargs=(ids,)) as pool:
+                    print(pool.map(score, range(4)))
+            """,
             ("TFP201", "TFP403"),
+            fixed="""\
+            import multiprocessing as mp
+            import os
+            import tensorflow as tf
+
+            def pin(gpu_ids):
+                os.environ['CUDA_VISIBLE_DEVICES'] = str(gpu_ids.get())
+
+            def score(seed):
+                return float(tf.reduce_sum(tf.random.normal((512, 512), seed=seed)))
+
+            if __name__ == '__main__':
+                model = tf.keras.models.load_model('ranker.keras')
+                ids = mp.Queue()
+                with mp.get_context("spawn").Pool(2, initializer=pin, initargs=(ids,)) as pool:
+                    print(pool.map(score, range(4)))
+            """,
         ),
     )
     good_examples = (
         Example(
-            "import os\n"
-            "import tensorflow as tf\n\n"
-            "def main():\n"
-            "    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
-            "    probe = tf.reduce_sum(tf.ones((256, 256)))\n"
-            "    print(float(probe))\n\n"
-            "if __name__ == '__main__':\n"
-            "    main()\n"
+            """\
+            import os
+            import tensorflow as tf
+
+            def main():
+                os.environ['TF_NUM_INTRAOP_THREADS'] = '1'
+                probe = tf.reduce_sum(tf.ones((256, 256)))
+                print(float(probe))
+
+            if __name__ == '__main__':
+                main()
+            """
         ),
         Example(
-            "import os\n\n"
-            "os.environ['CUDA_VISIBLE_DEVICES'] = '1'\n"
-            "import tensorflow as tf  # noqa: E402\n\n"
-            "print(tf.reduce_sum(tf.ones((256, 256))))\n"
+            """\
+            import os
+
+            os.environ['CUDA_VISIBLE_DEVICES'] = '1'
+            import tensorflow as tf  # noqa: E402
+
+            print(tf.reduce_sum(tf.ones((256, 256))))
+            """
         ),
     )
 
