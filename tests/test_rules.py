@@ -64,7 +64,7 @@ def test_inline_example(rule, kind, index, example) -> None:
 
 
 BAD_FIXABLE = [(rule, index, example) for rule, kind, index, example in EXAMPLES
-               if kind == "bad" and rule.fix_availability != "none" and not example.notebook]
+               if kind == "bad" and rule.fix_availability is not FixAvailability.NONE and not example.notebook]
 
 
 @pytest.mark.parametrize("rule,index,example", BAD_FIXABLE, ids=[f"{r.code}-bad{i}" for r, i, _ in BAD_FIXABLE])
@@ -79,7 +79,7 @@ def test_inline_example_fix(rule, index, example) -> None:
     assert rule.code not in {d.code for d in outcome.remaining}
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability != "none"], ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code)
 def test_a_fixable_rule_shows_a_fix_in_an_example(rule) -> None:
     assert any(example.fixed is not None for example in rule.bad_examples), \
         f"{rule.code} offers a fix: give a bad example `fixed=` (what --fix --unsafe-fixes makes of it)"
