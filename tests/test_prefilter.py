@@ -171,7 +171,8 @@ def test_every_process_maker_the_analysis_knows_passes(name: str) -> None:
     assert may_match(source) and may_match_bytes(source.encode())
 
 
-# The text stage's patterns before they lost their leading `\b` (slow: `re` tried every position).
+# The text stage's patterns before they lost their leading `\b` and `^\s*` (slow: `re` tried every
+# position).
 _REFERENCE_SETTING = re.compile(
     rf"\b(?:{'|'.join(sorted(prefilter._SETTERS))})\b"
     r"|(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)[\s\S]*?(?:environ|putenv)"
@@ -181,14 +182,22 @@ _REFERENCE_PROCESS_MODULE = re.compile(
     r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
     r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
 )
+_REFERENCE_MAKER = re.compile(
+    r"\b_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
+    r"|SyncManager|get_context"
+    r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
+    r"|\buse_multiprocessing\s*=\s*True\b"
+)
+_REFERENCE_ENGINE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(prefilter._ENGINES)})\b", re.MULTILINE)
 
 
-def _reference_decisions(source: str) -> tuple[bool, bool]:
+def _reference_decisions(source: str) -> tuple[bool, bool, bool]:
     tensorflow = any(marker in source for marker in prefilter._GROUPS[1])
     makes = (all(any(marker in source for marker in group) for group in (prefilter._GROUPS[0], prefilter._GROUPS[2]))
-             and _REFERENCE_PROCESS_MODULE.search(source) is not None and prefilter._MAKER.search(source) is not None)
+             and _REFERENCE_PROCESS_MODULE.search(source) is not None and _REFERENCE_MAKER.search(source) is not None)
     setting = any(marker in source for marker in prefilter._SETTINGS) and _REFERENCE_SETTING.search(source) is not None
-    return tensorflow and (setting or makes or prefilter._imports_engine(source)), makes
+    engines = _REFERENCE_ENGINE_IMPORT.search(source) is not None
+    return tensorflow and (setting or makes or engines), makes, engines
 
 
 def _installed_sources() -> list[Path]:
@@ -212,11 +221,12 @@ def test_the_text_stage_decides_as_the_word_boundary_patterns_did() -> None:
     names = [str(path) for path in installed if may_match_bytes(path.read_bytes())] + [str(path) for path in PYTHON]
     texts += [path.read_text(encoding="utf-8") for path in PYTHON]
     assert len(texts) > 400
-    decided = [(may_match(text), prefilter._makes_processes(text)) for text in texts]
+    decided = [(may_match(text), prefilter._makes_processes(text), prefilter._imports_engine(text)) for text in texts]
     differing = [(name, got, _reference_decisions(text)) for name, text, got in zip(names, texts, decided)
                  if got != _reference_decisions(text)]
     assert not differing, differing[:5]  # a short message: pytest's diff of two long lists takes minutes
-    assert sum(match for match, _ in decided) > 100
+    assert sum(match for match, _, _ in decided) > 100
+    assert sum(engine for _, _, engine in decided) > 10  # the engine pattern is exercised
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -227,6 +237,16 @@ def test_a_match_must_start_a_word(text: str, expected: bool) -> None:
     pattern = re.compile(r"(?:Pool|fork)\s*\(")
     assert prefilter._at_word_start(pattern, text) is expected
     assert (re.search(r"\b(?:Pool|fork)\s*\(", text) is not None) is expected
+
+
+@pytest.mark.parametrize("text", [
+    "import ray", "  import ray\n", "x = 1\n\t from dask import delayed", "x = 1; import ray", "# import ray",
+    "import  \n ray", "\n\n\u2003import ray", "ximport ray", "\r import ray", "a\nb import ray\nimport dask",
+])
+def test_an_engine_import_must_start_a_line(text: str) -> None:
+    reference = re.compile(r"^\s*(?:import|from)\s+(?:ray|dask)\b", re.MULTILINE)
+    pattern = re.compile(r"(?:import|from)\s+(?:ray|dask)\b")
+    assert prefilter._starts_a_line(pattern, text, ("import", "from")) is (reference.search(text) is not None)
 
 
 def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> None:
