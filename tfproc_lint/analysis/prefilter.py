@@ -60,7 +60,7 @@ _MAKER = re.compile(
 
 
 def _starts_a_line(pattern: re.Pattern, text: str, keywords: tuple[str, ...]) -> bool:
-    """`pattern`, whose matches start with one of `keywords`, matches after nothing but whitespace
+    r"""`pattern`, whose matches start with one of `keywords`, matches after nothing but whitespace
     on its line: what `^\s*` + pattern finds with re.MULTILINE (`\s` and str.isspace are the same
     characters). The keywords are found with str.find, much faster than `re`'s search here."""
     for keyword in keywords:
