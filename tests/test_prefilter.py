@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from expectations import expected, fixture_config, lint_fixtures
-from tfproc_lint import engine
+from tfproc_lint import engine, flake8_plugin
 from tfproc_lint.analysis import prefilter
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
 from tfproc_lint.rules.base import all_rules
@@ -63,12 +63,24 @@ def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
                    for path, source in sources]
         return [(r.path, [(d.line, d.code, d.message) for d in r.diagnostics], r.error) for r in results]
 
-    staged, staged_batch = findings(), batch_findings()
+    def plugin_findings(with_tree: bool = True):
+        """The flake8 plugin runs the stage on flake8's tree before importing the engine."""
+        from tfproc_lint.flake8_plugin import TFProcPlugin
+
+        return [(str(path), list(TFProcPlugin(ast.parse(source) if with_tree else None,
+                                              source.splitlines(keepends=True), str(path)).run()))
+                for path, source in sources]
+
+    staged, staged_batch, staged_plugin = findings(), batch_findings(), plugin_findings()
     stopped = [path for path, source in sources if not may_match_tree(source, ast.parse(source))]
+    assert plugin_findings(with_tree=False) == staged_plugin  # the engine runs the stage itself
     monkeypatch.setattr(engine, "may_match_tree", lambda source, tree: True)
     monkeypatch.setattr(batch, "may_match_tree", lambda source, tree: True)
+    monkeypatch.setattr(flake8_plugin, "may_match_tree", lambda source, tree: True)
     assert findings() == staged
     assert batch_findings() == staged_batch
+    assert plugin_findings() == staged_plugin
+    assert sum(1 for _, found in staged_plugin if found) > 50
     # batch.py lists what `check` lists: the fix loop may withdraw a fix, with its reason
     assert [(path, [(line, code, without_refusal(message)) for line, code, message in found])
             for path, found, _ in staged_batch] == [
