@@ -261,6 +261,41 @@ def test_an_engine_import_must_start_a_line(text: str) -> None:
     assert prefilter._starts_a_line(pattern, text, ("import", "from")) is (reference.search(text) is not None)
 
 
+@pytest.mark.parametrize("text", [
+    "import tensorflow\nimport ray\n", "import tensorflow\n  from  dask import delayed", "import tensorflow\nx = 1; import ray",
+    "import tensorflow\n# import ray", "import tensorflow\r import ray", "import tensorflow\x1c import ray",
+    "import tensorflow\n\u3000import ray", "import keras\nimport\x0bray.util", "import keras\nimport rayon",
+    "import keras  # array\n", "import keras\nimport distributed",
+])
+def test_the_byte_stage_lets_through_every_engine_import(text: str) -> None:
+    """For an ASCII file the byte stage decides as the text stage; otherwise it lets the file through."""
+    for encoding in ("utf-8", "utf-8-sig"):
+        if not text.isascii() and encoding == "utf-8":
+            continue
+        data = text.encode(encoding)
+        assert may_match_bytes(data) is (may_match(text) or not data.isascii() or "\x1c" in text)
+    assert may_match_bytes(text.encode(), notebook=True) is ("ray" in text or "dask" in text or "distributed" in text)
+
+
+def test_the_byte_stage_lets_through_what_the_text_stage_does() -> None:
+    """On every file of the installed TensorFlow and Keras and ours (fixtures, scenarios,
+    examples, notebooks as their JSON)."""
+    paths = _installed_sources() + PYTHON + [p for p in lint_fixtures(ROOT) if p.suffix == ".ipynb"]
+    engines = 0
+    for path in paths:
+        data = path.read_bytes()
+        if path.suffix == ".ipynb":
+            from tfproc_lint.notebook import read_notebook
+
+            text = read_notebook(data).program.text
+        else:
+            text = data.decode("utf-8", errors="replace")
+        if may_match(text) or prefilter._imports_engine(text):
+            engines += prefilter._imports_engine(text)
+            assert may_match_bytes(data, notebook=path.suffix == ".ipynb"), path
+    assert engines > 10
+
+
 def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> None:
     """A file given on the command line is pre-filtered before LibCST is imported."""
     import subprocess

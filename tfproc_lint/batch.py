@@ -154,9 +154,10 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     prefiltered = PREFILTERED if cache is not None else None
     try:
         data = source_file.path.read_bytes()
-        if not (source_file.explicit or may_match_bytes(data)):
+        notebook = is_notebook(source_file.path)
+        if not (source_file.explicit or may_match_bytes(data, notebook)):
             return result, prefiltered
-        text = _notebook_program(data) if is_notebook(source_file.path) else decode(data).text
+        text = _notebook_program(data) if notebook else decode(data).text
         if text is None:
             return result, prefiltered  # a notebook in another language
         source = text if isinstance(text, str) else text.text

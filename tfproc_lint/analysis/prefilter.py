@@ -59,15 +59,17 @@ _MAKER = re.compile(
 )
 
 
-def _starts_a_line(pattern: re.Pattern, text: str, keywords: tuple[str, ...]) -> bool:
+def _starts_a_line(pattern: re.Pattern, text: str | bytes, keywords: tuple) -> bool:
     r"""`pattern`, whose matches start with one of `keywords`, matches after nothing but whitespace
     on its line: what `^\s*` + pattern finds with re.MULTILINE (`\s` and str.isspace are the same
-    characters). The keywords are found with str.find, much faster than `re`'s search here."""
+    characters; for bytes, ASCII text without \x1c-\x1f). The keywords are found with str.find,
+    much faster than `re`'s search here."""
+    newline = "\n" if isinstance(text, str) else b"\n"
     for keyword in keywords:
         start = text.find(keyword)
         while start != -1:
             if pattern.match(text, start) is not None:
-                line_start = text.rfind("\n", 0, start) + 1
+                line_start = text.rfind(newline, 0, start) + 1
                 if line_start == start or text[line_start:start].isspace():
                     return True
             start = text.find(keyword, start + 1)
@@ -319,10 +321,27 @@ def _names_a_runtime_variable(tree: ast.Module) -> bool:
     return False
 
 
-def may_match_bytes(data: bytes) -> bool:
+def may_match_bytes(data: bytes, notebook: bool = False) -> bool:
     """The substring part of `may_match` on undecoded bytes (Python source is ASCII-compatible),
-    so that most files are never decoded."""
+    so that most files are never decoded. A notebook's bytes are its JSON (cells' lines in quotes,
+    escapes): for it the engine import is only a substring test."""
     if not any(marker in data for marker in _BYTE_GROUPS[1]):
         return False
-    return any(marker in data for marker in _BYTE_SETTINGS) or any(marker in data for marker in _BYTE_ENGINES) or all(
-        any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2]))
+    return any(marker in data for marker in _BYTE_SETTINGS) or all(
+        any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2])
+    ) or _may_import_engine(data, notebook)
+
+
+# `_ENGINE_IMPORT` on bytes: for an ASCII file (without the separators \x1c-\x1f, which str.isspace
+# counts as whitespace and bytes patterns do not) every decoding gives the same characters, so the
+# text stage's check decides as it will; "ray" alone is in every "array".
+_BYTE_ENGINE_IMPORT = re.compile(_ENGINE_IMPORT.pattern.encode())
+_BYTE_SEPARATORS = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
+def _may_import_engine(data: bytes, notebook: bool) -> bool:
+    if not any(marker in data for marker in _BYTE_ENGINES):
+        return False
+    if notebook or not data.isascii() or any(separator in data for separator in _BYTE_SEPARATORS):
+        return True
+    return _starts_a_line(_BYTE_ENGINE_IMPORT, data, (b"import", b"from"))
