@@ -32,8 +32,13 @@ FORKED = textwrap.dedent("""\
 """)
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch) -> Path:
+@pytest.fixture(params=["fresh", "settled"])
+def project(request, tmp_path, monkeypatch) -> Path:
+    """A project with one file that has a finding and one without TensorFlow. "settled": the file
+    index remembers files however recently they changed (normally only those older than
+    RACY_SECONDS), so every test here also runs with the index answering for unchanged files."""
+    if request.param == "settled":
+        monkeypatch.setattr(cache_module, "RACY_SECONDS", -3600.0)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     (tmp_path / "job.py").write_text(FORKED, encoding="utf-8")
     (tmp_path / "plain.py").write_text("print('no TensorFlow here')\n", encoding="utf-8")
@@ -52,6 +57,20 @@ def analysed(monkeypatch) -> list[str]:
         return real(task)
 
     monkeypatch.setattr(batch, "_lint_text", counting)
+    return seen
+
+
+@pytest.fixture
+def read(monkeypatch) -> list[str]:
+    """The paths batch.py reads (the file index answers for the others without reading them)."""
+    seen: list[str] = []
+    real = batch._prepare_noted
+
+    def counting(source_file, *args, **kwargs):
+        seen.append(source_file.display)
+        return real(source_file, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "_prepare_noted", counting)
     return seen
 
 
@@ -212,6 +231,69 @@ def test_a_warm_run_does_not_import_the_analysis(project) -> None:
     warm = subprocess.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
     assert cold.stdout.splitlines()[-1] == "1 True"
     assert warm.stdout.splitlines()[-1] == "1 False" and warm.stdout.splitlines()[:-1] == cold.stdout.splitlines()[:-1]
+
+
+@pytest.fixture
+def settled(monkeypatch) -> None:
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", -3600.0)
+
+
+def test_the_file_index_answers_for_unchanged_files_without_reading_them(project, settled, read, analysed,
+                                                                        capsys) -> None:
+    first = check(capsys, ".")
+    assert sorted(read) == ["./job.py", "./plain.py"]
+    assert check(capsys, ".") == first and len(read) == 2 and analysed == ["./job.py"]
+    index = json.loads(next((project / DEFAULT_CACHE_DIR).glob(f"*/{cache_module.INDEX_NAME}")).read_text())
+    assert sorted(index) == ["0./job.py", "0./plain.py"] and index["0./plain.py"][-1] == cache_module.PREFILTERED
+    code, out = check(capsys, "job.py")
+    assert code == 1 and out.startswith("job.py:9:10: TFP201") and read[2:] == ["job.py"]  # named: another entry
+
+
+def test_a_file_changed_to_the_same_size_and_time_is_read_again(project, settled, read, analysed, capsys) -> None:
+    """Only the status-change time (which no program can set back) tells these writes apart."""
+    import os
+
+    job = project / "job.py"
+    assert "TFP201" in check(capsys, ".")[1]
+    before = job.stat()
+    changed = FORKED.replace("with mp.Pool(2)", "with np.Pool(2)")  # not multiprocessing's: no finding
+    assert len(changed) == len(FORKED)
+    job.write_text(changed, encoding="utf-8")
+    os.utime(job, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert job.stat().st_size == before.st_size and job.stat().st_mtime_ns == before.st_mtime_ns
+    out = check(capsys, ".")[1]
+    assert "TFP201" not in out and "./job.py" in read[2:] and len(analysed) == 2
+    # replaced by another file (a new inode) with the old size and times: read again too
+    replacement = project / "replacement.tmp"
+    replacement.write_text(FORKED, encoding="utf-8")
+    os.utime(replacement, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(replacement, job)
+    assert "TFP201" in check(capsys, ".")[1] and read.count("./job.py") == 3
+
+
+def test_a_recently_changed_file_is_not_remembered(project, read, capsys) -> None:
+    """Written less than RACY_SECONDS ago: it could change again within the same timestamp."""
+    if cache_module.RACY_SECONDS < 0:
+        pytest.skip("the settled project remembers everything")
+    check(capsys, ".")
+    check(capsys, ".")
+    assert sorted(read) == ["./job.py", "./job.py", "./plain.py", "./plain.py"]
+
+
+def test_a_changed_configuration_is_checked_again_for_remembered_files(project, settled, analysed, capsys) -> None:
+    assert "TFP201" in check(capsys, ".")[1]
+    assert "TFP201" in check(capsys, ".")[1] and len(analysed) == 1
+    assert "TFP201" not in check(capsys, ".", "--ignore", "TFP201")[1]
+    assert "TFP201" in check(capsys, ".", "--select", "TFP201")[1] and len(analysed) == 3
+
+
+def test_a_corrupt_file_index_is_ignored(project, settled, read, capsys) -> None:
+    first = check(capsys, ".")
+    index = next((project / DEFAULT_CACHE_DIR).glob(f"*/{cache_module.INDEX_NAME}"))
+    for broken in ('{"0./job.py": [1, 2', '[]', '{"0./job.py": [1, 2, 3], "0./plain.py": "x"}'):
+        index.write_text(broken, encoding="utf-8")
+        assert check(capsys, ".") == first
+    assert len(read) == 8  # each of the three broken indexes answered for nothing
 
 
 def test_a_stored_result_reads_back_equal() -> None:

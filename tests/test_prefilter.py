@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from expectations import expected, fixture_config, lint_fixtures
-from tfproc_lint import engine
+from tfproc_lint import engine, flake8_plugin
 from tfproc_lint.analysis import prefilter
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
 from tfproc_lint.rules.base import all_rules
@@ -62,12 +62,24 @@ def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
                    for path, source in sources]
         return [(r.path, [(d.line, d.code, d.message) for d in r.diagnostics], r.error) for r in results]
 
-    staged, staged_batch = findings(), batch_findings()
+    def plugin_findings(with_tree: bool = True):
+        """The flake8 plugin runs the stage on flake8's tree before importing the engine."""
+        from tfproc_lint.flake8_plugin import TFProcPlugin
+
+        return [(str(path), list(TFProcPlugin(ast.parse(source) if with_tree else None,
+                                              source.splitlines(keepends=True), str(path)).run()))
+                for path, source in sources]
+
+    staged, staged_batch, staged_plugin = findings(), batch_findings(), plugin_findings()
     stopped = [path for path, source in sources if not may_match_tree(source, ast.parse(source))]
+    assert plugin_findings(with_tree=False) == staged_plugin  # the engine runs the stage itself
     monkeypatch.setattr(engine, "may_match_tree", lambda source, tree: True)
     monkeypatch.setattr(batch, "may_match_tree", lambda source, tree: True)
+    monkeypatch.setattr(flake8_plugin, "may_match_tree", lambda source, tree: True)
     assert findings() == staged
     assert batch_findings() == staged_batch
+    assert plugin_findings() == staged_plugin
+    assert sum(1 for _, found in staged_plugin if found) > 50
     # batch.py lists what `check` lists: the fix loop may withdraw a fix (its reason is
     # `manual_edit`, not part of the message)
     assert [(path, found) for path, found, _ in staged_batch] == staged
@@ -169,7 +181,8 @@ def test_every_process_maker_the_analysis_knows_passes(name: str) -> None:
     assert may_match(source) and may_match_bytes(source.encode())
 
 
-# The text stage's patterns before they lost their leading `\b` (slow: `re` tried every position).
+# The text stage's patterns before they lost their leading `\b` and `^\s*` (slow: `re` tried every
+# position).
 _REFERENCE_SETTING = re.compile(
     rf"\b(?:{'|'.join(sorted(prefilter._SETTERS))})\b"
     r"|(?:CUDA_VISIBLE_DEVICES|TF_FORCE_GPU_ALLOW_GROWTH|TF_GPU_ALLOCATOR|TF_NUM_INT)[\s\S]*?(?:environ|putenv)"
@@ -179,14 +192,22 @@ _REFERENCE_PROCESS_MODULE = re.compile(
     r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b|from\s+concurrent\s+import"
     r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b"
 )
+_REFERENCE_MAKER = re.compile(
+    r"\b_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
+    r"|SyncManager|get_context"
+    r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
+    r"|\buse_multiprocessing\s*=\s*True\b"
+)
+_REFERENCE_ENGINE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(prefilter._ENGINES)})\b", re.MULTILINE)
 
 
-def _reference_decisions(source: str) -> tuple[bool, bool]:
+def _reference_decisions(source: str) -> tuple[bool, bool, bool]:
     tensorflow = any(marker in source for marker in prefilter._GROUPS[1])
     makes = (all(any(marker in source for marker in group) for group in (prefilter._GROUPS[0], prefilter._GROUPS[2]))
-             and _REFERENCE_PROCESS_MODULE.search(source) is not None and prefilter._MAKER.search(source) is not None)
+             and _REFERENCE_PROCESS_MODULE.search(source) is not None and _REFERENCE_MAKER.search(source) is not None)
     setting = any(marker in source for marker in prefilter._SETTINGS) and _REFERENCE_SETTING.search(source) is not None
-    return tensorflow and (setting or makes or prefilter._imports_engine(source)), makes
+    engines = _REFERENCE_ENGINE_IMPORT.search(source) is not None
+    return tensorflow and (setting or makes or engines), makes, engines
 
 
 def _installed_sources() -> list[Path]:
@@ -211,11 +232,12 @@ def test_the_text_stage_decides_as_the_word_boundary_patterns_did() -> None:
     names = [str(path) for path in installed if may_match_bytes(path.read_bytes())] + [str(path) for path in PYTHON]
     texts += [path.read_text(encoding="utf-8") for path in PYTHON]
     assert len(texts) > 400
-    decided = [(may_match(text), prefilter._makes_processes(text)) for text in texts]
+    decided = [(may_match(text), prefilter._makes_processes(text), prefilter._imports_engine(text)) for text in texts]
     differing = [(name, got, _reference_decisions(text)) for name, text, got in zip(names, texts, decided)
                  if got != _reference_decisions(text)]
     assert not differing, differing[:5]  # a short message: pytest's diff of two long lists takes minutes
-    assert sum(match for match, _ in decided) > 100
+    assert sum(match for match, _, _ in decided) > 100
+    assert sum(engine for _, _, engine in decided) > 10  # the engine pattern is exercised
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -226,6 +248,51 @@ def test_a_match_must_start_a_word(text: str, expected: bool) -> None:
     pattern = re.compile(r"(?:Pool|fork)\s*\(")
     assert prefilter._at_word_start(pattern, text) is expected
     assert (re.search(r"\b(?:Pool|fork)\s*\(", text) is not None) is expected
+
+
+@pytest.mark.parametrize("text", [
+    "import ray", "  import ray\n", "x = 1\n\t from dask import delayed", "x = 1; import ray", "# import ray",
+    "import  \n ray", "\n\n\u2003import ray", "ximport ray", "\r import ray", "a\nb import ray\nimport dask",
+])
+def test_an_engine_import_must_start_a_line(text: str) -> None:
+    reference = re.compile(r"^\s*(?:import|from)\s+(?:ray|dask)\b", re.MULTILINE)
+    pattern = re.compile(r"(?:import|from)\s+(?:ray|dask)\b")
+    assert prefilter._starts_a_line(pattern, text, ("import", "from")) is (reference.search(text) is not None)
+
+
+@pytest.mark.parametrize("text", [
+    "import tensorflow\nimport ray\n", "import tensorflow\n  from  dask import delayed", "import tensorflow\nx = 1; import ray",
+    "import tensorflow\n# import ray", "import tensorflow\r import ray", "import tensorflow\x1c import ray",
+    "import tensorflow\n\u3000import ray", "import keras\nimport\x0bray.util", "import keras\nimport rayon",
+    "import keras  # array\n", "import keras\nimport distributed",
+])
+def test_the_byte_stage_lets_through_every_engine_import(text: str) -> None:
+    """For an ASCII file the byte stage decides as the text stage; otherwise it lets the file through."""
+    for encoding in ("utf-8", "utf-8-sig"):
+        if not text.isascii() and encoding == "utf-8":
+            continue
+        data = text.encode(encoding)
+        assert may_match_bytes(data) is (may_match(text) or not data.isascii() or "\x1c" in text)
+    assert may_match_bytes(text.encode(), notebook=True) is ("ray" in text or "dask" in text or "distributed" in text)
+
+
+def test_the_byte_stage_lets_through_what_the_text_stage_does() -> None:
+    """On every file of the installed TensorFlow and Keras and ours (fixtures, scenarios,
+    examples, notebooks as their JSON)."""
+    paths = _installed_sources() + PYTHON + [p for p in lint_fixtures(ROOT) if p.suffix == ".ipynb"]
+    engines = 0
+    for path in paths:
+        data = path.read_bytes()
+        if path.suffix == ".ipynb":
+            from tfproc_lint.notebook import read_notebook
+
+            text = read_notebook(data).program.text
+        else:
+            text = data.decode("utf-8", errors="replace")
+        if may_match(text) or prefilter._imports_engine(text):
+            engines += prefilter._imports_engine(text)
+            assert may_match_bytes(data, notebook=path.suffix == ".ipynb"), path
+    assert engines > 10
 
 
 def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> None:

@@ -8,7 +8,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
-from tfproc_lint.cache import ResultCache
+from tfproc_lint.cache import PREFILTERED, FileIndex, ResultCache, content_digest, index_key
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
@@ -45,19 +45,78 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
                 fix_edits: bool = False, cache: ResultCache | None = None) -> list[FileResult]:
     """Results in the order of `files`; identical for any number of jobs, with or without `cache`.
     Each file is checked with its own configuration (`SourceFile.config`, which travels with it to
-    the worker processes), `config` where it has none."""
+    the worker processes), `config` where it has none. With `cache`, the files its index knows
+    unchanged are answered first, without reading them; only the others are read and screened."""
     jobs = jobs or default_jobs()
+    if cache is None:
+        return _check_unknown(files, config, jobs, progress, fix_edits, None, None)
+    index = cache.file_index()
+    results: list[FileResult | None] = [None] * len(files)
+    unknown: list[int] = []
+    keys = [index_key(f.display, f.explicit) for f in files]
+    signatures = [FileIndex.signature(f.path) for f in files]  # before any read: a later write is a miss
+    for i, source_file in enumerate(files):
+        results[i] = _known_result(source_file, config, fix_edits, cache, index.outcome(keys[i], signatures[i]))
+        if results[i] is None:
+            unknown.append(i)
+        else:
+            _progress(progress, 1)
+    outcomes: dict[int, str | None] = {}
+    checked = _check_unknown([files[i] for i in unknown], config, jobs, progress, fix_edits, cache, outcomes)
+    for position, (i, result) in enumerate(zip(unknown, checked)):
+        results[i] = result
+        index.remember(keys[i], signatures[i], outcomes.get(position))
+    index.save()
+    return results
+
+
+def _known_result(source_file: SourceFile, config: Config, fix_edits: bool, cache: ResultCache,
+                  outcome: str | None) -> FileResult | None:
+    """The result the file index's `outcome` gives, without reading the file, or None."""
+    if outcome is None:
+        return None
+    result = FileResult(source_file.display)
+    if outcome == PREFILTERED:
+        return result
+    config = source_file.config or config
+    if not _any_rule_enabled(config):
+        return result
+    cached = cache.get(cache.key_for(outcome, source_file.display, config, fix_edits))
+    if isinstance(cached, FileError):
+        result.error = cached
+    elif cached is not None:
+        result.diagnostics = cached
+    else:
+        return None
+    return result
+
+
+def _check_unknown(files, config, jobs, progress, fix_edits, cache, outcomes) -> list[FileResult]:
+    """Read, screen and lint `files`; `outcomes` (if given) receives, by position in `files`, what
+    the file index may remember of each (`_prepare_noted`)."""
     if jobs > 1 and len(files) >= max(PARALLEL_MIN_FILES, 2):
-        return _check_in_workers(files, config, jobs, progress, fix_edits, cache)
-    return list(_with_progress((_check_file(f, config, fix_edits, cache) for f in files), progress))
+        return _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes)
+    results = []
+    for position, source_file in enumerate(files):
+        result, outcome = _check_file_noted(source_file, config, fix_edits, cache)
+        if outcomes is not None:
+            outcomes[position] = outcome
+        _progress(progress, 1)
+        results.append(result)
+    return results
 
 
 def _check_file(source_file: SourceFile, config: Config, fix_edits: bool, cache: ResultCache | None) -> FileResult:
     """Read, pre-filter, look up in the cache, and lint one file."""
-    prepared = _prepare(source_file, config, fix_edits, cache)
+    return _check_file_noted(source_file, config, fix_edits, cache)[0]
+
+
+def _check_file_noted(source_file: SourceFile, config: Config, fix_edits: bool,
+                      cache: ResultCache | None) -> tuple[FileResult, str | None]:
+    prepared, outcome = _prepare_noted(source_file, config, fix_edits, cache)
     if isinstance(prepared, FileResult):
-        return prepared
-    return _lint_text(prepared)
+        return prepared, outcome
+    return _lint_text(prepared), outcome
 
 
 @dataclass
@@ -82,41 +141,55 @@ def _prepare(source_file: SourceFile, config: Config, fix_edits: bool,
     """A finished result (skipped by the pre-filter, found in the cache, unreadable) or the task
     that lints it. Everything here runs without the engine (LibCST): a run in which no file needs
     the analysis, or every such file's result is cached, never imports it."""
+    return _prepare_noted(source_file, config, fix_edits, cache)[0]
+
+
+def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
+                   cache: ResultCache | None = None) -> tuple[FileResult | _Task, str | None]:
+    """`_prepare`, and what the file index may remember of the file: cache.PREFILTERED (the
+    pre-filter stops it, whatever the configuration), its content's digest (its result goes to or
+    comes from the cache), or None (nothing: no cache, an error, a selection without rules)."""
     result = FileResult(source_file.display)
     config = source_file.config or config
+    prefiltered = PREFILTERED if cache is not None else None
     try:
         data = source_file.path.read_bytes()
-        if not (source_file.explicit or may_match_bytes(data)):
-            return result
-        text = _notebook_program(data) if is_notebook(source_file.path) else decode(data).text
+        notebook = is_notebook(source_file.path)
+        if not (source_file.explicit or may_match_bytes(data, notebook)):
+            return result, prefiltered
+        text = _notebook_program(data) if notebook else decode(data).text
         if text is None:
-            return result  # a notebook in another language
+            return result, prefiltered  # a notebook in another language
         source = text if isinstance(text, str) else text.text
         # Files named on the command line are decoded whatever they hold (bad bytes get a reason),
         # then pre-filtered like the others: lint_source would return at once.
-        if not may_match(source) or not _any_rule_enabled(config):
-            return result
-        key = cache.key(data, source_file.display, config, fix_edits) if cache is not None else ""
-        if key:
+        if not may_match(source):
+            return result, prefiltered
+        if not _any_rule_enabled(config):
+            return result, None
+        digest = key = ""
+        if cache is not None:
+            digest = content_digest(data)
+            key = cache.key_for(digest, source_file.display, config, fix_edits)
             cached = cache.get(key)
             if isinstance(cached, FileError):
                 result.error = cached
-                return result
+                return result, digest
             if cached is not None:
                 result.diagnostics = cached
-                return result
+                return result, digest
         task = _Task(text, source_file.display, config, fix_edits, cache=cache, key=key)
         if isinstance(text, str):
             task.syntax_tree = parse_guard(text)  # raises SourceError for code nested too deeply
             if task.syntax_tree is not None and not may_match_tree(text, task.syntax_tree):
                 _store(task, result)
-                return result
-        return task
+                return result, prefiltered
+        return task, digest or None
     except OSError as error:
         result.error = FileError(source_file.display, f"cannot read: {error.strerror or error}")
     except SourceError as error:
         result.error = FileError(source_file.display, str(error))
-    return result
+    return result, None
 
 
 def _any_rule_enabled(config: Config) -> bool:
@@ -172,25 +245,27 @@ def _store(task: _Task, result: FileResult) -> None:
         task.cache.put(task.key, result.diagnostics, result.error)
 
 
-def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool, ResultCache | None]) -> list[FileResult | int]:
-    """First pass, in a worker: read, pre-filter, look up the cache. Per file, its finished result,
-    or the length of a text that must be linted."""
+def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool, ResultCache | None]) \
+        -> list[tuple[FileResult | int, str | None]]:
+    """First pass, in a worker: read, pre-filter, look up the cache. Per file, its finished result
+    or the length of a text that must be linted, with what the file index may remember of it."""
     files, config, fix_edits, cache = chunk
-    screened: list[FileResult | int] = []
+    screened: list[tuple[FileResult | int, str | None]] = []
     for source_file in files:
-        prepared = _prepare(source_file, config, fix_edits, cache)
-        screened.append(prepared if isinstance(prepared, FileResult) else prepared.length)
-    if not all(isinstance(result, FileResult) for result in screened):
+        prepared, outcome = _prepare_noted(source_file, config, fix_edits, cache)
+        screened.append((prepared if isinstance(prepared, FileResult) else prepared.length, outcome))
+    if not all(isinstance(result, FileResult) for result, _ in screened):
         # This worker will lint: import the engine now, while the other workers go on screening.
         import tfproc_lint.engine  # noqa: F401
     return screened
 
 
-def _check_in_workers(files, config, jobs, progress, fix_edits, cache) -> list[FileResult]:
+def _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes=None) -> list[FileResult]:
     """Forked workers (cheap and safe here: tfproc-lint starts no threads and no TensorFlow) take
     two kinds of task: screening a chunk of files (read, pre-filter), and linting one candidate
     that a screening found. Candidates go first, longest first, as soon as they are found, so that
-    the biggest file starts early instead of last, while the other workers go on screening."""
+    the biggest file starts early instead of last, while the other workers go on screening.
+    `outcomes`: as in `_check_unknown`, from the screenings."""
     import multiprocessing  # imported here: a run on a few files never starts a worker process
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -220,8 +295,10 @@ def _check_in_workers(files, config, jobs, progress, fix_edits, cache) -> list[F
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
                     is_screening, start = in_flight.pop(future)
-                    outputs = future.result() if is_screening else [future.result()]
-                    for index, output in enumerate(outputs, start):
+                    outputs = future.result() if is_screening else [(future.result(), None)]
+                    for index, (output, outcome) in enumerate(outputs, start):
+                        if is_screening and outcomes is not None:
+                            outcomes[index] = outcome
                         if isinstance(output, FileResult):
                             results[index] = output
                             _progress(progress, 1)
@@ -257,13 +334,6 @@ def _lint_isolated(task: _Task, context) -> FileResult:
 def _progress(progress, count: int) -> None:
     for _ in range(count if progress else 0):
         progress()
-
-
-def _with_progress(outputs, progress):
-    for output in outputs:
-        if progress:
-            progress()
-        yield output
 
 
 def fix_files(files: list[SourceFile], config: Config, unsafe: bool, write: bool, progress=None) -> list[FixedFile]:

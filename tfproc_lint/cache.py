@@ -13,6 +13,16 @@ decided by the pre-filter faster than a cache lookup). Writes are atomic (a temp
 `os.replace`), so concurrent runs and `-j` workers never read half an entry. A missing, corrupt or
 unwritable entry is a miss, never an error; an unusable cache folder turns the cache off with one
 warning (`open_cache`). `--fix` and `--diff` do not use it: they rewrite and re-check each file.
+
+The file index (`FileIndex`, like git's index) spares a second run reading and screening every
+file: for each path it remembers the file's `os.stat` signature (device, inode, size, modification
+and status-change times in nanoseconds) and what the run found: that the pre-filter stops it (its
+result is empty whatever the configuration), or its content's digest (its result is the entry of
+that digest's key, for this run's configuration). Any write to a file changes its status-change
+time, which no program can set back, so an unchanged signature means unchanged bytes, with one
+exception that git calls "racily clean": a file written within its timestamp's granularity after
+it was read. A signature is therefore remembered only for a file last changed more than
+`RACY_SECONDS` before the run began; a more recent one is read and hashed again each run.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import time
 from pathlib import Path
 
 from tfproc_lint import __version__
@@ -29,7 +40,11 @@ from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, FileError, 
 DEFAULT_CACHE_DIR = ".tfproc_lint_cache"
 # Config fields that cannot change a file's result: where the cache is, and the run's warnings.
 _NOT_RESULTS = frozenset({"cache_dir", "warnings"})
-_FORMAT = 1  # bumped when an entry's layout changes
+_FORMAT = 2  # bumped when an entry's layout changes
+INDEX_NAME = "file-index"  # the file index (JSON), in the versioned folder beside the entries
+# A file changed less than this before a run may change again without a new timestamp (coarse
+# file system clocks: 2 s on FAT, 1 s on ext3 and HFS+); its signature is not remembered.
+RACY_SECONDS = 2.0
 # hashlib, json and tempfile are imported where used: a run whose files all stop at the pre-filter
 # never needs them (about a quarter of the start of a check of one file without TensorFlow).
 
@@ -39,12 +54,20 @@ class ResultCache:
     directory: Path  # <cache dir>/<linter fingerprint>
 
     def key(self, data: bytes, display: str, config: Config, fix_edits: bool) -> str:
+        return self.key_for(content_digest(data), display, config, fix_edits)
+
+    def key_for(self, digest: str, display: str, config: Config, fix_edits: bool) -> str:
+        """The entry's key for a content digest (`content_digest`) and everything else that can
+        change the file's result."""
         import hashlib
 
-        digest = hashlib.blake2b(data, digest_size=20)
-        digest.update(b"\0" + display.encode("utf-8", "surrogatepass") + b"\0" + bytes([fix_edits]))
-        digest.update(b"\0" + settings_key(config).encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+        key = hashlib.blake2b(digest.encode("ascii"), digest_size=20)
+        key.update(b"\0" + display.encode("utf-8", "surrogatepass") + b"\0" + bytes([fix_edits]))
+        key.update(b"\0" + settings_key(config).encode("utf-8", "surrogatepass"))
+        return key.hexdigest()
+
+    def file_index(self) -> "FileIndex":
+        return FileIndex.load(self.directory / INDEX_NAME)
 
     def get(self, key: str) -> list[Diagnostic] | FileError | None:
         """The stored result, or None (no entry, or one that cannot be read back)."""
@@ -79,6 +102,91 @@ class ResultCache:
                 raise
         except OSError:  # full disk, folder removed meanwhile: the next run recomputes
             pass
+
+
+def content_digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+# What the file index remembers of a file: the pre-filter stops it (whatever the configuration), or
+# the digest of its content (a str of hex digits).
+PREFILTERED = ""
+Signature = tuple  # (st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)
+
+
+class FileIndex:
+    """Each file's `os.stat` signature and what a run found for it (see the module's docstring).
+    Loaded at the start of a run and written back at its end if it changed; concurrent runs may
+    overwrite each other's index, which costs only a reread next time."""
+
+    def __init__(self, path: Path, entries: dict[str, list]) -> None:
+        self.path = path
+        self.entries = entries  # key (`index_key`) -> [*signature, outcome]
+        self.changed = False
+        # Files changed after this are "racily clean" (see RACY_SECONDS): not remembered.
+        self._settled_before_ns = time.time_ns() - int(RACY_SECONDS * 1e9)
+
+    @classmethod
+    def load(cls, path: Path) -> "FileIndex":
+        import json
+
+        try:
+            with open(path, encoding="utf-8") as stream:
+                entries = json.load(stream)
+            if not isinstance(entries, dict):
+                entries = {}
+        except Exception:  # noqa: BLE001 - missing, truncated, edited by hand: start afresh
+            entries = {}
+        return cls(path, entries)
+
+    @staticmethod
+    def signature(path) -> Signature | None:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+    def outcome(self, key: str, signature: Signature | None) -> str | None:
+        """What was found for this file when it had this signature, or None."""
+        entry = self.entries.get(key)
+        if signature is None or not isinstance(entry, list) or len(entry) != 6 or tuple(entry[:5]) != signature:
+            return None
+        return entry[5] if isinstance(entry[5], str) else None
+
+    def remember(self, key: str, signature: Signature | None, outcome: str | None) -> None:
+        if signature is None or outcome is None or max(signature[3], signature[4]) >= self._settled_before_ns:
+            return
+        entry = [*signature, outcome]
+        if self.entries.get(key) != entry:
+            self.entries[key] = entry
+            self.changed = True
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        import json
+        import tempfile
+
+        try:
+            descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+                    json.dump(self.entries, stream, separators=(",", ":"))
+                os.replace(temporary, self.path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:  # the next run reads the files again
+            pass
+        self.changed = False
+
+
+def index_key(display: str, explicit: bool) -> str:
+    """A file named on the command line is decoded whatever it holds: another outcome."""
+    return f"{int(explicit)}{display}"
 
 
 def open_cache(directory: Path) -> tuple[ResultCache | None, str]:

@@ -9,15 +9,15 @@ Ruff (`find_project_root`, `Configs`); `--config` names one file for all.
 
 from __future__ import annotations
 
-import ast
-import configparser
-import json
 import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple
+
+if TYPE_CHECKING:
+    import configparser
 
 
 START_METHODS = ("fork", "spawn", "forkserver")
@@ -306,6 +306,8 @@ def _toml_value(value) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, str):
+        import json
+
         return f"the string {json.dumps(value)}"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
@@ -504,7 +506,11 @@ def _read_toml(path: Path, text: str | None = None) -> dict:
         raise ConfigError(f"cannot read {path}: {error}") from None
 
 
+# configparser, json and ast are imported where used: most runs read no setup.cfg, and a check of
+# one file starts faster without them.
 def _read_ini(path: Path, text: str | None = None) -> configparser.ConfigParser:
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(path.read_text(encoding="utf-8") if text is None else text, source=str(path))
@@ -554,6 +560,9 @@ def _apply_ini(config: Config, path: Path) -> Config:
 
 def ini_error(error: configparser.Error) -> str:
     """configparser's message (several lines, with the file's full path) in one line that names the line."""
+    import ast
+    import configparser
+
     if isinstance(error, configparser.MissingSectionHeaderError):
         return f"line {error.lineno}: {error.line.strip()!r} comes before any [section] header (or is a broken one)"
     if isinstance(error, configparser.DuplicateOptionError):

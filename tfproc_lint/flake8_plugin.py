@@ -21,7 +21,7 @@ import sys
 from typing import Iterator
 
 from tfproc_lint import __version__
-from tfproc_lint.analysis.prefilter import may_match
+from tfproc_lint.analysis.prefilter import may_match, may_match_tree
 
 
 # nbqa (`nbqa flake8 notebook.ipynb`) hands flake8 the notebook's cells as `<name><random>_nbqa_ipynb.py`.
@@ -78,11 +78,18 @@ class TFProcPlugin:
         source = "".join(self.lines)
         if not may_match(source):
             return
-        from tfproc_lint.engine import SourceError, lint_source
+        # flake8's tree is CPython's tree of this text (`ast.parse("".join(lines))`), the one the
+        # engine's parse guard would build: the syntax-tree stage runs on it before LibCST is
+        # imported, and the engine takes it instead of parsing again.
+        screened = isinstance(self.tree, ast.Module)
+        if screened and not may_match_tree(source, self.tree):
+            return
+        from tfproc_lint.engine import UNSCREENED, SourceError, lint_source
 
         try:
             diagnostics = lint_source(source, self.filename, self.config, respect_noqa=False,
-                                      notebook=self.filename.endswith(NBQA_SUFFIX))
+                                      notebook=self.filename.endswith(NBQA_SUFFIX),
+                                      syntax_tree=self.tree if screened else UNSCREENED)
         except SourceError:
             return  # flake8 reports the syntax error itself (E999)
         for diagnostic in diagnostics:

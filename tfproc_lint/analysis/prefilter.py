@@ -35,7 +35,9 @@ _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
 # Distributed engines (api.ENGINE_PACKAGES): TensorFlow and an import of one is enough.
 _ENGINES = tuple(api.ENGINE_PACKAGES)
 _BYTE_ENGINES = tuple(marker.encode() for marker in _ENGINES)
-_ENGINE_IMPORT = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(_ENGINES)})\b", re.MULTILINE)
+# An import statement of one, at the start of a line (after whitespace): `^\s*` with re.MULTILINE
+# made `re` try every position; `_starts_a_line` checks it instead (the same decisions, tested).
+_ENGINE_IMPORT = re.compile(rf"(?:import|from)\s+(?:{'|'.join(_ENGINES)})\b")
 _SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
 _VARIABLES = ("CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 # Confirmed by a `tf.config` setter's name (called, aliased or imported), or a runtime variable and
@@ -50,11 +52,28 @@ _PROCESS_MODULE_WORD = re.compile(
 )
 _FROM_CONCURRENT = re.compile(r"from\s+concurrent\s+import")
 _MAKER = re.compile(
-    r"\b_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
+    r"_?(?:Pool|(?:Fork|Spawn|ForkServer)?Process|ProcessPoolExecutor|Queue|SimpleQueue|JoinableQueue|Pipe|Manager"
     r"|SyncManager|get_context"
     r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
-    r"|\buse_multiprocessing\s*=\s*True\b"
+    r"|use_multiprocessing\s*=\s*True\b"
 )
+
+
+def _starts_a_line(pattern: re.Pattern, text: str | bytes, keywords: tuple) -> bool:
+    r"""`pattern`, whose matches start with one of `keywords`, matches after nothing but whitespace
+    on its line: what `^\s*` + pattern finds with re.MULTILINE (`\s` and str.isspace are the same
+    characters; for bytes, ASCII text without \x1c-\x1f). The keywords are found with str.find,
+    much faster than `re`'s search here."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    for keyword in keywords:
+        start = text.find(keyword)
+        while start != -1:
+            if pattern.match(text, start) is not None:
+                line_start = text.rfind(newline, 0, start) + 1
+                if line_start == start or text[line_start:start].isspace():
+                    return True
+            start = text.find(keyword, start + 1)
+    return False
 
 
 def _at_word_start(pattern: re.Pattern, text: str) -> bool:
@@ -77,7 +96,7 @@ def may_match(source: str) -> bool:
 
 
 def _imports_engine(source: str) -> bool:
-    return any(marker in source for marker in _ENGINES) and _ENGINE_IMPORT.search(source) is not None
+    return any(marker in source for marker in _ENGINES) and _starts_a_line(_ENGINE_IMPORT, source, ("import", "from"))
 
 
 def _names_a_setting(source: str) -> bool:
@@ -89,7 +108,7 @@ def _makes_processes(source: str) -> bool:
     return (
         all(any(marker in source for marker in group) for group in (_GROUPS[0], _GROUPS[2]))
         and (_at_word_start(_PROCESS_MODULE_WORD, source) or _FROM_CONCURRENT.search(source) is not None)
-        and _MAKER.search(source) is not None
+        and _at_word_start(_MAKER, source)
     )
 
 
@@ -302,10 +321,27 @@ def _names_a_runtime_variable(tree: ast.Module) -> bool:
     return False
 
 
-def may_match_bytes(data: bytes) -> bool:
+def may_match_bytes(data: bytes, notebook: bool = False) -> bool:
     """The substring part of `may_match` on undecoded bytes (Python source is ASCII-compatible),
-    so that most files are never decoded."""
+    so that most files are never decoded. A notebook's bytes are its JSON (cells' lines in quotes,
+    escapes): for it the engine import is only a substring test."""
     if not any(marker in data for marker in _BYTE_GROUPS[1]):
         return False
-    return any(marker in data for marker in _BYTE_SETTINGS) or any(marker in data for marker in _BYTE_ENGINES) or all(
-        any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2]))
+    return any(marker in data for marker in _BYTE_SETTINGS) or all(
+        any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2])
+    ) or _may_import_engine(data, notebook)
+
+
+# `_ENGINE_IMPORT` on bytes: for an ASCII file (without the separators \x1c-\x1f, which str.isspace
+# counts as whitespace and bytes patterns do not) every decoding gives the same characters, so the
+# text stage's check decides as it will; "ray" alone is in every "array".
+_BYTE_ENGINE_IMPORT = re.compile(_ENGINE_IMPORT.pattern.encode())
+_BYTE_SEPARATORS = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+
+def _may_import_engine(data: bytes, notebook: bool) -> bool:
+    if not any(marker in data for marker in _BYTE_ENGINES):
+        return False
+    if notebook or not data.isascii() or any(separator in data for separator in _BYTE_SEPARATORS):
+        return True
+    return _starts_a_line(_BYTE_ENGINE_IMPORT, data, (b"import", b"from"))
