@@ -32,16 +32,17 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, crossing, environ, tfhooks, watch
+    from . import alarm, costs, crossing, environ, tfhooks, watch
 
     alarm.install()
-    os.register_at_fork(after_in_child=crossing.after_fork_child)
+    os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
     environ.install()
     import multiprocessing
 
     crossing.patch(multiprocessing)
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
-                 "joblib": crossing.patch_joblib})
+                 "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
+                 "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool})
 
 
 def load_ipython_extension(ipython) -> None:
@@ -50,5 +51,5 @@ def load_ipython_extension(ipython) -> None:
 
     install()
     ipython.events.register("pre_run_cell", lambda *args: alarm.reset())  # each cell gets its worker error
-    print("tfproc-guard installed: TFP101-103, TFP201-204 and TFP401-403 are checked at run time",
+    print("tfproc-guard installed: TFP101-103, TFP201-204, TFP301-303 and TFP401-403 are checked at run time",
           file=sys.stdout)
