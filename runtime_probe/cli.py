@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     if args.guard:
         guard_started = time.monotonic()
         guarded = [s for s in chosen if s.name not in skipped]
-        progress = Progress(len(guarded), always=args.progress)
+        progress = Progress(len(guarded), enabled=args.progress)
         observed = runner.run_all(guarded, jobs=args.jobs, progress=progress.scenario, timeout=args.timeout,
                                   idle_s=args.idle or None, guard=True)
         report.add_guard(result, chosen, observed, skipped, command, time.monotonic() - guard_started)
@@ -147,7 +147,7 @@ def _guard_only(chosen, outdir: Path, args, gpus: int, command: str, started: fl
     reasons = {s.name: gpu.skip_reason(s.gpus, gpus) or catalog.cpu_skip_reason(s.max_cpus, cpus) for s in chosen}
     skipped = {name: reason for name, reason in reasons.items() if reason}
     to_run = [s for s in chosen if s.name not in skipped]
-    progress = Progress(len(to_run), always=args.progress)
+    progress = Progress(len(to_run), enabled=args.progress)
     observed = runner.run_all(to_run, jobs=args.jobs, progress=progress.scenario, timeout=args.timeout,
                               idle_s=args.idle or None, guard=True)
     path = outdir / "report.json"

@@ -9,7 +9,9 @@ how processes start, and what happens in forked and spawned children.
 - spawned and forkserver children install the guard before they re-import the main module (a value
   in the preparation data that multiprocessing sends them); one that starts processes while being
   imported fails with TFP202, a second set_start_method with TFP203;
-- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201).
+- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201);
+- a TensorFlow object in a task (found by a search of the task's bytes, then a walk of the task): for
+  pool workers forked after the start an error in the parent (`sent`), else counted (costs.crossed).
 """
 
 from __future__ import annotations
