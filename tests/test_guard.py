@@ -335,7 +335,7 @@ if __name__ == "__main__":
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [str([i * 2 for i in range(8)])] * 2
     assert proc.stderr.count("TFP102: ") == 1, proc.stderr
-    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task" \
+    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task (map, apply, imap and friends), " \
         in proc.stderr
 
 
@@ -395,6 +395,10 @@ if __name__ == "__main__":
     assert proc.stdout.strip() == str([i * 2 for i in range(8)])
     assert "TFP102: a Keras model (keras.src.models.model.Model) is pickled into every task sent through a " \
            "joblib.Parallel task (loky backend)" in proc.stderr
+    # Shown at the line where the program waits on the pool, not in the pool's thread that pickles the tasks.
+    line = next(number for number, text in enumerate((tmp_path / "prog.py").read_text().splitlines(), start=1)
+                if "Parallel(n_jobs=2" in text)
+    assert f"prog.py:{line}: GuardWarning: TFP102: " in proc.stderr, proc.stderr
 
 
 def test_pool_workers_learn_that_their_pool_has_one_worker_per_cpu(tmp_path):

@@ -49,13 +49,14 @@ _call_depth = 0
 _patched_keras = False
 
 
-def warn(code: str, message: str) -> None:
-    """Print the rule's warning once per process; never raise (not even under `-W error`)."""
+def warn(code: str, message: str, frame=None) -> None:
+    """Print the rule's warning once per process; never raise (not even under `-W error`). Its place:
+    the user's line below `frame` (default: this thread's)."""
     if code in _warned:
         return
     _warned.add(code)
     text = errors.text(code, message)
-    frame = state.user_frame()  # shown as the warning's place: the user's line, not the guard's
+    frame = state.user_frame(frame=frame)
     try:
         warnings.warn_explicit(text, errors.GuardWarning, frame.f_code.co_filename, frame.f_lineno,
                                module=frame.f_globals.get("__name__"),
@@ -74,10 +75,14 @@ def crossed(found, where: str, size: int) -> None:
     if count < REPEATS:
         return
     how = f", {found.how}," if found.how else ""
+    # Tasks are pickled in a pool's own thread: the place shown is where the main thread waits on the pool.
+    import threading
+
+    main = sys._current_frames().get(threading.main_thread().ident)
     warn(found.code, (
-        f"{found.what}{how} is pickled into every task sent through {where} ({count} tasks so far, "
-        f"{size / 1024:,.0f} KiB each): each task serialises it and the worker rebuilds it, so the tasks are "
-        "slow (the program goes on)"))
+        f"{found.what}{how} is pickled into every task sent through {where}, {count} tasks so far, "
+        f"{size / 1024:,.0f} KiB each: each task serialises it and the worker rebuilds it, so the tasks are "
+        "slow (the program goes on)"), frame=main)
 
 
 # --- In workers: builds (TFP301, TFP302) and one-row calls (TFP303) ---------------------------------
