@@ -23,7 +23,7 @@ import os
 import sys
 import warnings
 
-from . import errors, state
+from . import engine_workers, errors, state
 
 # A task that holds the same TensorFlow object 3 times: one or two sends can be a deliberate hand-off
 # (one task per worker); the probe's bad scenarios send it with each of 32-96 tasks.
@@ -49,13 +49,13 @@ _call_depth = 0
 _patched_keras = False
 
 
-def warn(code: str, message: str, frame=None) -> None:
+def warn(code: str, message: str, frame=None, fix: str | None = None) -> None:
     """Print the rule's warning once per process; never raise (not even under `-W error`). Its place:
     the user's line below `frame` (default: this thread's)."""
     if code in _warned:
         return
     _warned.add(code)
-    text = errors.text(code, message)
+    text = errors.text(code, message, fix)
     frame = state.user_frame(frame=frame)
     try:
         warnings.warn_explicit(text, errors.GuardWarning, frame.f_code.co_filename, frame.f_lineno,
@@ -110,6 +110,11 @@ def built(identity: tuple | None, what: str) -> None:
         return
     _cpu_sized(what)
     if identity is None or _trained:
+        return
+    in_engine_task, message, fix = engine_workers.built(identity, what)
+    if in_engine_task:
+        if message:
+            warn("TFP301", message, fix=fix)
         return
     if len(_builds) >= MAX_TRACKED:
         _builds.clear()

@@ -34,9 +34,9 @@ FIXES = {
 }
 
 
-def text(code: str, message: str) -> str:
-    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`."""
-    return f"{code}: {message}. Fix: {FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
+def text(code: str, message: str, fix: str | None = None) -> str:
+    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`; `fix` replaces the rule's usual fix."""
+    return f"{code}: {message}. Fix: {fix or FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
 
 
 class GuardError(Exception):

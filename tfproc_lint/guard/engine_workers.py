@@ -1,0 +1,91 @@
+"""TFP301 inside Ray, Dask and Spark workers: a task that loads (or builds) what an earlier task of the
+same worker process already loaded. Engine workers serve many tasks in turn, so state built per task
+is built again and again; the engines' own fixes build it once per worker (a Ray actor, a Dask
+WorkerPlugin, a Spark iterator pandas_udf or mapPartitions).
+
+How the guard gets into the workers (installed by engines.py in the driver):
+- Ray: `ray.init` gets a `worker_process_setup_hook` (runtime_env) that calls `setup_worker`;
+- Dask: a LocalCluster's workers are spawned by multiprocessing and get the guard as every spawned child;
+- Spark: the Python daemon that forks the workers is `tfproc_lint.guard.spark_daemon`
+  (`spark.python.daemon.module`, set on the SparkContext's configuration unless the program set it).
+
+The running task comes from the engine's own task context. Ray and Dask tasks are counted per
+worker: the same model file (or graph) built in REPEATS different tasks. A Spark Python worker runs
+one partition per task and is reused for the next partition, so one load per partition is the fix
+there: it is counted within one task, and REPEATS builds in one task (one per row) is the finding.
+This module imports nothing of the guard: costs.py asks it and warns.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+REPEATS = 3  # a retried task or a second actor may build twice; the probe's bad scenarios build 20-40 times
+MAX_TRACKED = 256
+FIXES = {
+    "ray": "load it once per worker: a @ray.remote actor that loads it in __init__ (or ray.data map_batches "
+           "with a callable class), or a module-level cache in the task's module",
+    "dask": "load it once per worker: a WorkerPlugin (client.register_plugin) or a module-level cache",
+    "spark": "load it once per partition: an iterator pandas_udf (Iterator[pd.Series]) or mapPartitions",
+}
+_tasks_of: dict[tuple, set] = {}  # Ray, Dask: identity -> the tasks that built it
+_in_task: dict[tuple, int] = {}  # Spark: (task, identity) -> builds in that task
+
+
+def current_task() -> tuple[str, object] | None:
+    """(engine, task) for the engine task running in this thread; None outside engine tasks."""
+    ray = sys.modules.get("ray")
+    if ray is not None:
+        try:
+            task = ray.get_runtime_context().get_task_id()  # None in the driver
+        except Exception:  # noqa: BLE001 - Ray imported but not connected
+            task = None
+        if task:
+            return "ray", task
+    utils = sys.modules.get("distributed.utils")
+    if utils is not None:
+        key = getattr(utils.thread_state, "key", None)  # set while a Dask worker thread runs a task
+        if key is not None:
+            return "dask", key
+    taskcontext = sys.modules.get("pyspark.taskcontext")
+    if taskcontext is not None:
+        context = taskcontext.TaskContext.get()
+        if context is not None:
+            return "spark", context.taskAttemptId()
+    return None
+
+
+def built(identity: tuple, what: str) -> tuple[bool, str | None, str | None]:
+    """(whether an engine task built it, the TFP301 message and the engine's fix when it is built per
+    task or per row)."""
+    running = current_task()
+    if running is None:
+        return False, None, None
+    engine, task = running
+    if len(_tasks_of) + len(_in_task) >= MAX_TRACKED:
+        _tasks_of.clear()
+        _in_task.clear()
+    if engine == "spark":
+        count = _in_task[(task, identity)] = _in_task.get((task, identity), 0) + 1
+        if count < REPEATS:
+            return True, None, None
+        how = f"{count} times in one Spark task (once per row)"
+    else:
+        tasks = _tasks_of.setdefault(identity, set())
+        tasks.add(task)
+        if len(tasks) < REPEATS:
+            return True, None, None
+        how = f"in {len(tasks)} {'Ray' if engine == 'ray' else 'Dask'} tasks"
+    return True, (f"worker process {os.getpid()} built {what} {how}: every call pays the whole build (the "
+                  "program goes on)"), FIXES[engine]
+
+
+def setup_worker() -> None:
+    """In a Ray worker (the runtime_env hook) or the Spark daemon: install the guard as in a worker."""
+    from . import costs, install
+
+    costs.worker = True
+    install()
+    if "keras" in sys.modules:
+        costs.patch_keras()
