@@ -43,6 +43,9 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
     guard.add_argument("--guard-only", action="store_true",
                        help="only the guard pass: run the chosen scenarios under the runtime guard and merge "
                        "the guard column into OUTPUT/report.json and report.md (made if missing)")
+    parser.add_argument("--merge", action="store_true",
+                        help="merge this run's scenario rows into OUTPUT/report.json and report.md instead of "
+                        "replacing them (a run of some scenarios; the earlier benchmark stays)")
     parser.add_argument("--timeout", type=float, help="hard time limit per scenario in seconds "
                         "(default: each scenario's own)")
     parser.add_argument("--idle", type=float, default=runner.IDLE_S,
@@ -113,8 +116,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     command = " ".join([prog, *(sys.argv[1:] if argv is None else argv)])
     if args.guard_only:
         return _guard_only(chosen, outdir, args, gpus, command, started)
-    shutil.rmtree(outdir / "autofixed", ignore_errors=True)
-    (outdir / "benchmark.png").unlink(missing_ok=True)
+    if not args.merge:
+        shutil.rmtree(outdir / "autofixed", ignore_errors=True)
+        (outdir / "benchmark.png").unlink(missing_ok=True)
     loop = lintloop.run(chosen, outdir)
     scenarios = chosen + loop.autofixed
     cpus = os.cpu_count() or 1
@@ -128,6 +132,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
     bench = benchmark.run(mode, progress=progress.line) if run_benchmark else None
 
     result = report.build(scenarios, observed, skipped, loop, bench, gpus, time.monotonic() - started, command)
+    if args.merge and (outdir / "report.json").is_file():
+        previous = json.loads((outdir / "report.json").read_text(encoding="utf-8"))
+    else:
+        previous = None
     if args.guard:
         guard_started = time.monotonic()
         guarded = [s for s in chosen if s.name not in skipped]
@@ -135,9 +143,12 @@ def main(argv: list[str] | None = None, prog: str = "python -m runtime_probe") -
         observed = runner.run_all(guarded, jobs=args.jobs, progress=progress.scenario, timeout=args.timeout,
                                   idle_s=args.idle or None, guard=True)
         report.add_guard(result, chosen, observed, skipped, command, time.monotonic() - guard_started)
-    report.write(result, outdir)
+    passed = result["passed"]  # this run's scenarios; a merged report may fail for older rows
+    if previous is not None:
+        result = report.merge(previous, result)
+    report.write(result, outdir, with_chart=previous is None or bench is not None)
     print(report.summary_text(result))
-    return 0 if result["passed"] else 1
+    return 0 if passed else 1
 
 
 def _guard_only(chosen, outdir: Path, args, gpus: int, command: str, started: float) -> int:

@@ -7,6 +7,7 @@ import importlib.metadata
 import json
 import os
 import platform
+from dataclasses import asdict
 from pathlib import Path
 
 from . import judge, lintloop
@@ -38,28 +39,9 @@ def build(scenarios, observed, skipped, loop, bench, gpus, wall_s, command) -> d
             row.update(observed=obs.summary(), verdict=verdict, reason=reason, observation=obs.to_dict())
         rows.append(row)
 
-    rules = {}
-    for code in sorted({s.rule for s in scenarios}, key=lambda c: (not lintloop.LINT_RULE.fullmatch(c), c)):
-        mine = [r for r in rows if r["rule"] == code]
-        names = {r["name"] for r in mine}
-        checks = [c for c in loop.checks if c.scenario.removesuffix(" (auto-fixed)") in names]
-        autofixed = [r for r in mine if r["kind"] == "auto-fixed" and not r["verdict"].startswith("skipped")]
-        rules[code] = {
-            "status": judge.rule_status(mine),
-            "counts": _counts(mine),
-            "lint": _lint_status(loop, checks),
-            "autofix": (f"{sum(r['verdict'] == judge.CONFIRMED for r in autofixed)}/{len(autofixed)} run ok"
-                        if autofixed else "none"),
-            "scenarios": [r["name"] for r in mine],
-        }
-    failing = [f"{code} not confirmed" for code, info in rules.items() if info["status"] == judge.NOT_CONFIRMED]
-    failing += [f"{r['name']}: probe error ({r['reason']})" for r in rows if r["verdict"] == judge.PROBE_ERROR]
-    failing += [f"{r['name']} fails" for r in rows if r["kind"] == "auto-fixed" and r["verdict"] == judge.NOT_CONFIRMED]
-    if loop.failures:
-        failing.append(f"{len(loop.failures)} lint check(s) failed")
-    result = "all rules confirmed" if not failing else "FAILED: " + "; ".join(failing)
-    if not loop.status.startswith("ran"):
-        result += f" (lint loop not run: {loop.status})"
+    checks = [asdict(c) for c in loop.checks]
+    rules, failing = _summarise(rows, checks, loop.status)
+    result = _result(failing, loop.status)
     return {
         "passed": not failing,
         "result": result,
@@ -78,6 +60,69 @@ def build(scenarios, observed, skipped, loop, bench, gpus, wall_s, command) -> d
         "lint": loop.to_dict(),
         "benchmark": bench,
     }
+
+
+def _summarise(rows: list[dict], checks: list[dict], lint_status: str) -> tuple[dict, list[str]]:
+    """Per rule: status, counts, lint and auto-fix summaries; and what fails the run."""
+    rules = {}
+    for code in sorted({r["rule"] for r in rows}, key=lambda c: (not lintloop.LINT_RULE.fullmatch(c), c)):
+        mine = [r for r in rows if r["rule"] == code]
+        names = {r["name"] for r in mine}
+        own_checks = [c for c in checks if c["scenario"].removesuffix(" (auto-fixed)") in names]
+        autofixed = [r for r in mine if r["kind"] == "auto-fixed" and not r["verdict"].startswith("skipped")]
+        rules[code] = {
+            "status": judge.rule_status(mine),
+            "counts": _counts(mine),
+            "lint": _lint_status(lint_status, own_checks),
+            "autofix": (f"{sum(r['verdict'] == judge.CONFIRMED for r in autofixed)}/{len(autofixed)} run ok"
+                        if autofixed else "none"),
+            "scenarios": [r["name"] for r in mine],
+        }
+    failing = [f"{code} not confirmed" for code, info in rules.items() if info["status"] == judge.NOT_CONFIRMED]
+    failing += [f"{r['name']}: probe error ({r['reason']})" for r in rows if r["verdict"] == judge.PROBE_ERROR]
+    failing += [f"{r['name']} fails" for r in rows if r["kind"] == "auto-fixed" and r["verdict"] == judge.NOT_CONFIRMED]
+    failed_checks = sum(c["passed"] is False for c in checks)
+    if failed_checks:
+        failing.append(f"{failed_checks} lint check(s) failed")
+    return rules, failing
+
+
+def _result(failing: list[str], lint_status: str) -> str:
+    result = "all rules confirmed" if not failing else "FAILED: " + "; ".join(failing)
+    if not lint_status.startswith("ran"):
+        result += f" (lint loop not run: {lint_status})"
+    return result
+
+
+def merge(previous: dict, partial: dict) -> dict:
+    """A run of some scenarios (`--merge`) into an earlier report: the partial run's scenario rows
+    and lint checks replace the earlier ones of the same scenarios (or are added after them), the
+    rules and the result are summarised again over all rows, and the header lists both runs. The
+    earlier run's benchmark and environment stay; the guard column of a replaced row goes (the
+    scenario may have changed since it ran under the guard) unless the partial run has one."""
+    fresh = {row["name"]: row for row in partial["scenarios"]}
+    rows = [fresh.pop(row["name"], row) for row in previous["scenarios"]] + list(fresh.values())
+    renamed = {row["name"] for row in partial["scenarios"]}
+    checks = [c for c in previous["lint"]["checks"] if c["scenario"].removesuffix(" (auto-fixed)") not in renamed]
+    checks += partial["lint"]["checks"]
+    lint = dict(previous["lint"], checks=checks)
+    if not partial["lint"]["status"].startswith("ran"):
+        lint["status"] = partial["lint"]["status"]
+    rules, failing = _summarise(rows, checks, lint["status"])
+    merged = dict(previous, rules=rules, scenarios=rows, lint=lint, passed=not failing,
+                  result=_result(failing, lint["status"]))
+    if partial.get("benchmark"):
+        merged["benchmark"] = partial["benchmark"]
+    env = partial["environment"]
+    merged["merged_runs"] = previous.get("merged_runs", []) + [
+        {"created": env["created"], "command": env["command"], "wall_s": env["wall_s"], "scenarios": len(renamed)}]
+    if "guard" in previous or "guard" in partial:
+        for code, info in merged["rules"].items():
+            info["guard"] = judge.guard_counts([r for r in rows if r["rule"] == code])
+        guarded = [r for r in rows if r.get("guard") and not r["guard"]["verdict"].startswith("skipped")]
+        runs = (previous.get("guard") or {}).get("runs", []) + (partial.get("guard") or {}).get("runs", [])
+        merged["guard"] = {"runs": runs, "summary": judge.guard_counts(guarded)}
+    return merged
 
 
 def add_guard(result: dict, scenarios, observed, skipped, command: str, wall_s: float) -> dict:
@@ -124,13 +169,13 @@ def _counts(rows: list[dict]) -> str:
     return ", ".join(parts)
 
 
-def _lint_status(loop: lintloop.LintLoop, checks: list) -> str:
-    if not loop.status.startswith("ran"):
+def _lint_status(lint_status: str, checks: list[dict]) -> str:
+    if not lint_status.startswith("ran"):
         return "linter unavailable"
-    judged = [c for c in checks if c.passed is not None]
+    judged = [c for c in checks if c["passed"] is not None]
     if not judged:
         return "no checks"
-    return f"{sum(c.passed for c in judged)}/{len(judged)} checks passed"
+    return f"{sum(c['passed'] for c in judged)}/{len(judged)} checks passed"
 
 
 def _cut(text: str, width: int) -> str:
@@ -268,6 +313,7 @@ def markdown(report: dict) -> str:
         (f"{report['result']}. Python {env['python']}, TensorFlow {env['tensorflow']}, {env['cpus']} CPUs, "
          f"GPUs: {env['gpus']}; {env['created']}; wall {env['wall_s']:.0f} s. Command: `{env['command']}`"),
         "",
+        *_merged_note(report),
         "## Rules",
         "",
         _md_table(rule_header, _rule_rows(report)),
@@ -309,6 +355,18 @@ def markdown(report: dict) -> str:
                           _md_table(BENCH_HEADER, benchmark_rows(summary))]
             parts += ["", *[f"- {line}" for line in verdicts(bench)], "", f"Reproduce: `{REPRODUCE}`"]
     return "\n".join(parts) + "\n"
+
+
+def _merged_note(report: dict) -> list[str]:
+    runs = report.get("merged_runs")
+    if not runs:
+        return []
+    return [
+        "Scenarios run again since, their rows replacing that run's (`--merge`): " + "; ".join(
+            f"{run['created']}, {run['scenarios']} scenarios, wall {run['wall_s']:.0f} s: `{run['command']}`"
+            for run in runs) + ".",
+        "",
+    ]
 
 
 def _guard_note(report: dict) -> list[str]:

@@ -32,7 +32,7 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, costs, crossing, environ, tfhooks, watch
+    from . import alarm, costs, crossing, engines, environ, tfhooks, watch
 
     alarm.install()
     os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
@@ -42,7 +42,8 @@ def install() -> None:
     crossing.patch(multiprocessing)
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
                  "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
-                 "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool})
+                 "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
+                 "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark})
 
 
 def load_ipython_extension(ipython) -> None:

@@ -1,0 +1,112 @@
+"""The guard's engine wrappers (tfproc_lint/guard/engines.py) without the engines: a submission call
+that fails to serialise is given the rule's error when TensorFlow state explains the failure, and is
+left alone otherwise. The probe runs the real Ray, Dask and Spark scenarios under the guard."""
+
+from __future__ import annotations
+
+import pickle
+import types
+
+import pytest
+
+from tfproc_lint.guard import engines, errors
+
+
+def tf_class(name: str, module: str):
+    return type(name, (), {"__module__": module})
+
+
+Session = tf_class("BaseSession", "tensorflow.python.client.session")
+Function = tf_class("Function", "tensorflow.python.eager.polymorphic_function.polymorphic_function")
+
+
+def main_function(source: str, name: str, **globals_):
+    """A function as if defined in __main__ (what cloudpickle sends by value), reading `globals_`."""
+    namespace = {"__name__": "__main__", **globals_}
+    exec(source, namespace)
+    return namespace[name]
+
+
+class FakeEngine:
+    """Stands in for RemoteFunction/Client: fails as the engines do, on anything it cannot pickle."""
+
+    def __init__(self, function=None):
+        self._function = function
+
+    def _remote(self, args=None, kwargs=None):
+        for value in (*args, *kwargs.values(), *engines.captured(self._function)):
+            if isinstance(value, (Session, Function)):
+                raise TypeError(f"Could not serialize the argument {value!r} for a task or actor")
+        return "ok"
+
+
+def patched(function=None):
+    class Engine(FakeEngine):
+        pass
+
+    engines._wrap(Engine, "_remote", "ray", "a Ray task", engines._ray_call)
+    return Engine(function)
+
+
+def test_a_session_argument_names_tfp101_and_keeps_the_engines_error_as_cause():
+    task = patched(main_function("def total(s):\n    return 1\n", "total"))
+    with pytest.raises(TypeError) as caught:
+        task._remote(args=(Session(),), kwargs={})
+    assert isinstance(caught.value, errors.CrossingError) and caught.value.code == "TFP101"
+    assert str(caught.value).startswith("TFP101: a tf.compat.v1.Session")
+    assert "ray.remote actor" in str(caught.value) and "Could not serialize" in str(caught.value)
+    assert isinstance(caught.value.__cause__, TypeError)
+
+
+def test_a_traced_function_argument_names_tfp102():
+    task = patched(main_function("def apply(f):\n    return 1\n", "apply"))
+    with pytest.raises(errors.CrossingError) as caught:
+        task._remote(args=(Function(),), kwargs={})
+    assert caught.value.code == "TFP102"
+
+
+def test_state_read_from_the_driver_by_the_function_names_tfp103():
+    apply = main_function("def apply(x):\n    return MODEL(x)\n", "apply", MODEL=Function())
+    with pytest.raises(errors.CrossingError) as caught:
+        patched(apply)._remote(args=(1.0,), kwargs={})
+    assert caught.value.code == "TFP103" and "apply()" in str(caught.value)
+
+
+def test_other_failures_and_working_calls_are_untouched():
+    assert patched(main_function("def f(x):\n    return x\n", "f"))._remote(args=(1,), kwargs={}) == "ok"
+
+    class Wrong(FakeEngine):
+        def _remote(self, args=None, kwargs=None):
+            raise TypeError("missing a required argument: 'x'")  # not a serialisation failure
+
+    engines._wrap(Wrong, "_remote", "ray", "a Ray task", engines._ray_call)
+    with pytest.raises(TypeError) as caught:
+        Wrong(None)._remote(args=(Session(),), kwargs={})
+    assert not isinstance(caught.value, errors.GuardError)
+
+    class NoTensorFlow(FakeEngine):
+        def _remote(self, args=None, kwargs=None):
+            raise TypeError("cannot pickle '_thread.lock' object")
+
+    engines._wrap(NoTensorFlow, "_remote", "ray", "a Ray task", engines._ray_call)
+    with pytest.raises(TypeError) as caught:
+        NoTensorFlow(None)._remote(args=(1,), kwargs={})
+    assert not isinstance(caught.value, errors.GuardError)
+
+
+def test_spark_finds_the_users_function_inside_its_own_closures():
+    sess = Session()
+    totals = main_function("def totals(rows):\n    return SESS.run(rows)\n", "totals", SESS=sess)
+
+    def wrapper(split, iterator):  # what RDD.mapPartitions sends: a closure around the user's function
+        return totals(iterator)
+
+    command = (wrapper, None, "deserializer", "serializer")
+    error = engines.explain(pickle.PicklingError("Could not serialize object: TypeError: cannot pickle 'Graph'"),
+                            "spark", "a Spark task", command, None)
+    assert isinstance(error, pickle.PicklingError) and error.code == "TFP103"
+    assert "totals()" in str(error) and "mapPartitions" in str(error)
+
+
+def test_functions_imported_from_modules_are_not_sent_by_value():
+    assert engines.captured(types.FunctionType((lambda: 0).__code__, {"__name__": "pkg.mod"})) == []

@@ -1,0 +1,187 @@
+"""Ray, Dask and Spark in the driver: a task whose function, arguments or captured globals hold a
+TensorFlow object fails to serialise with the engine's own words ("Could not serialize the argument
+<...Session...>", "Could not serialize object of type LLGExpr"), which name neither the object nor
+the fix. The guard wraps the engines' submission calls and raises the rule's error instead, chained
+to the engine's (and of the same built-in type, so `except TypeError:` still catches it).
+
+What is sent: the call's arguments, and a function defined in `__main__` by value with the module
+globals and closure cells it reads (cloudpickle, which all three engines use, pickles such a function
+by value). The guard reads these only after the engine failed, so a working program pays a wrapper
+call per submission and nothing else.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import types
+
+from . import errors, objects
+
+SERIALISING = re.compile(r"(?i)serializ|pickl")  # the engines' failure messages (and their causes)
+
+# The engine's own way to keep runtime state in its workers (the issue's recipes, docs/rules/).
+FIXES = {
+    "ray": "build the state inside the worker: a @ray.remote actor that loads it in __init__ (or "
+           "ray.data map_batches with a callable class), and send file paths or numpy arrays",
+    "dask": "build the state inside the worker: load it once per worker with a WorkerPlugin "
+            "(client.register_plugin) and send file paths or numpy arrays",
+    "spark": "build the state inside the task: load it once per partition (mapPartitions, or an "
+             "iterator pandas_udf) and read only file paths or broadcast numpy arrays from the driver",
+}
+
+
+def _failure_is_serialisation(exc: BaseException) -> bool:
+    seen = 0
+    while exc is not None and seen < 8:
+        if SERIALISING.search(f"{type(exc).__name__}: {exc}"):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
+def _by_value(function) -> bool:
+    """cloudpickle sends a function by value when it cannot be imported by name in the worker."""
+    return isinstance(function, types.FunctionType) and function.__module__ in ("__main__", None)
+
+
+def _functions(obj, depth: int = 0):
+    """The by-value functions reachable from what was sent (tuples, partials, closures: Spark wraps
+    the user's function in its own closures)."""
+    if depth > 6:
+        return
+    if isinstance(obj, (tuple, list)):
+        for item in obj[:objects.MAX_ITEMS]:
+            yield from _functions(item, depth + 1)
+    elif isinstance(obj, functools.partial):
+        yield from _functions(obj.func, depth + 1)
+    elif isinstance(obj, types.MethodType):
+        yield from _functions(obj.__func__, depth + 1)
+    elif isinstance(obj, types.FunctionType):
+        if _by_value(obj):
+            yield obj
+        for cell in obj.__closure__ or ():
+            try:
+                yield from _functions(cell.cell_contents, depth + 1)
+            except ValueError:  # an empty cell
+                continue
+
+
+def _names(code: types.CodeType):
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _names(const)
+
+
+def captured(function, seen: set | None = None) -> list:
+    """What a by-value function takes along: the globals it reads and its closure cells, and the
+    same for the by-value functions among them."""
+    seen = set() if seen is None else seen
+    if id(function) in seen or not _by_value(function):
+        return []
+    seen.add(id(function))
+    values = []
+    for name in dict.fromkeys(_names(function.__code__)):
+        if name in function.__globals__:
+            values.append(function.__globals__[name])
+    for cell in function.__closure__ or ():
+        try:
+            values.append(cell.cell_contents)
+        except ValueError:
+            continue
+    sent = [v for v in values if not isinstance(v, (types.ModuleType, type, types.BuiltinFunctionType))]
+    for value in list(sent):
+        if isinstance(value, types.FunctionType):
+            sent += captured(value, seen)
+    return sent
+
+
+def explain(exc: BaseException, engine: str, route: str, function, payload) -> errors.GuardError | None:
+    """The rule's error for a failed submission, or None when no TensorFlow object explains it."""
+    if isinstance(exc, errors.GuardError) or not _failure_is_serialisation(exc):
+        return None
+    found, how = None, ""
+    if function is not None and objects.kind(function):
+        code, what = objects.kind(function)
+        found, how = objects.Found(code, what, ""), "sent as the task's function"
+    if found is None and payload is not None:
+        found = objects.find(payload)
+        how = found.how if found else ""
+    if found is None:
+        functions = list(_functions(function)) if function is not None else list(_functions(payload))
+        state = [value for f in functions for value in captured(f)]
+        found = objects.find(state) if state else None
+        if found is not None:
+            found = objects.Found("TFP103", found.what, "")
+            how = f"read from the driver by the function {functions[0].__qualname__}(), which is sent by value"
+    if found is None:
+        return None
+    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+    message = (f"{found.what}{', ' + how if how else ''}, cannot be serialised for {route} ({reason}). "
+               f"Fix: {FIXES[engine]} (tfproc-lint {errors.DOCS.format(code=found.code)})")
+    cls = errors.crossing_class(found.code, type(exc))
+    return cls(f"{found.code}: {message}")
+
+
+def _wrap(owner, name: str, engine: str, route: str, sent) -> None:
+    """Wrap owner.name so that a serialisation failure caused by TensorFlow state raises the rule's
+    error; `sent(args, kwargs)` says which (function, payload) the call sends."""
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, "_tfproc_guard", False):
+        return
+
+    @functools.wraps(original)
+    def guarded(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except Exception as exc:
+            try:
+                error = explain(exc, engine, route, *sent(args, kwargs))
+            except Exception:  # noqa: BLE001 - never replace the engine's error with one of ours
+                error = None
+            if error is None:
+                raise
+            raise error from exc
+
+    guarded._tfproc_guard = True
+    setattr(owner, name, guarded)
+
+
+def _ray_call(args, kwargs):
+    """RemoteFunction/ActorClass/ActorMethod._remote(self, args=None, kwargs=None, ...)."""
+    call_args = kwargs.get("args", args[1] if len(args) > 1 else None)
+    call_kwargs = kwargs.get("kwargs", args[2] if len(args) > 2 else None)
+    return getattr(args[0], "_function", None), (call_args or (), call_kwargs or {})
+
+
+def patch_ray(ray) -> None:
+    import ray.actor
+    import ray.remote_function
+
+    route = "a Ray task or actor call (.remote(), pickled in the driver)"
+    _wrap(ray.remote_function.RemoteFunction, "_remote", "ray", route, _ray_call)
+    _wrap(ray.actor.ActorClass, "_remote", "ray", "a Ray actor's constructor (.remote())", _ray_call)
+    _wrap(ray.actor.ActorMethod, "_remote", "ray", "a Ray actor method call (.remote())", _ray_call)
+    _wrap(ray, "put", "ray", "ray.put (the object store)", lambda a, k: (None, (a[:1], {})))
+
+
+def patch_dask(distributed) -> None:
+    client = distributed.Client
+    _wrap(client, "submit", "dask", "a Dask task (Client.submit, pickled in the driver)",
+          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)))
+    _wrap(client, "map", "dask", "Dask tasks (Client.map, pickled in the driver)",
+          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)))
+    _wrap(client, "scatter", "dask", "Client.scatter",
+          lambda a, k: (None, (a[1:2] or (k.get("data"),), {})))
+
+
+def patch_spark(pyspark) -> None:
+    import pyspark.broadcast
+    import pyspark.serializers
+
+    _wrap(pyspark.serializers.CloudPickleSerializer, "dumps", "spark",
+          "a Spark task (its function and what that reads, pickled in the driver)",
+          lambda a, k: (a[1] if len(a) > 1 else None, None))
+    _wrap(pyspark.broadcast.Broadcast, "dump", "spark", "sc.broadcast",
+          lambda a, k: (None, (a[1:2], {})))
