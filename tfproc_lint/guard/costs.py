@@ -56,6 +56,7 @@ def warn(code: str, message: str, frame=None, fix: str | None = None) -> None:
         return
     _warned.add(code)
     text = errors.text(code, message, fix)
+    engine_workers.report(text)
     frame = state.user_frame(frame=frame)
     try:
         warnings.warn_explicit(text, errors.GuardWarning, frame.f_code.co_filename, frame.f_lineno,

@@ -9,6 +9,10 @@ How the guard gets into the workers (installed by engines.py in the driver):
 - Spark: the Python daemon that forks the workers is `tfproc_lint.guard.spark_daemon`
   (`spark.python.daemon.module`, set on the SparkContext's configuration unless the program set it).
 
+A warning printed in a Ray or Spark worker may never reach the driver's terminal (Ray's
+`log_to_driver=False`, Spark's executor logs), so these workers also append it to a file named in
+the environment they inherit from the driver, and the driver prints what they wrote when it exits.
+
 The running task comes from the engine's own task context. Ray and Dask tasks are counted per
 worker: the same model file (or graph) built in REPEATS different tasks. A Spark Python worker runs
 one partition per task and is reused for the next partition, so one load per partition is the fix
@@ -18,8 +22,10 @@ This module imports nothing of the guard: costs.py asks it and warns.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import tempfile
 
 REPEATS = 3  # a retried task or a second actor may build twice; the probe's bad scenarios build 20-40 times
 MAX_TRACKED = 256
@@ -29,6 +35,8 @@ FIXES = {
     "dask": "load it once per worker: a WorkerPlugin (client.register_plugin) or a module-level cache",
     "spark": "load it once per partition: an iterator pandas_udf (Iterator[pd.Series]) or mapPartitions",
 }
+REPORT_ENV = "TFPROC_GUARD_WORKER_REPORT"
+reporting = False  # this process is an engine worker that reports its warnings to the driver
 _tasks_of: dict[tuple, set] = {}  # Ray, Dask: identity -> the tasks that built it
 _in_task: dict[tuple, int] = {}  # Spark: (task, identity) -> builds in that task
 
@@ -81,10 +89,47 @@ def built(identity: tuple, what: str) -> tuple[bool, str | None, str | None]:
                   "program goes on)"), FIXES[engine]
 
 
+def driver_report() -> str:
+    """In the driver (once an engine is imported): the file its engine workers report to, printed
+    at exit."""
+    path = os.environ.get(REPORT_ENV)
+    if path is None:
+        handle, path = tempfile.mkstemp(prefix="tfproc-guard-", suffix=".txt")
+        os.close(handle)
+        os.environ[REPORT_ENV] = path  # inherited by Ray's raylet and Spark's JVM, and so by their workers
+        atexit.register(_print_reports, path)
+    return path
+
+
+def _print_reports(path: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = list(dict.fromkeys(line.rstrip("\n") for line in handle if line.strip()))
+        os.unlink(path)
+    except OSError:
+        return
+    for line in lines:
+        print(f"tfproc-guard (from an engine worker): {line}", file=sys.stderr, flush=True)
+
+
+def report(text: str) -> None:
+    """In an engine worker: hand a warning to the driver (one line, appended)."""
+    path = os.environ.get(REPORT_ENV)
+    if not reporting or not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(" ".join(text.split()) + "\n")
+    except OSError:
+        pass
+
+
 def setup_worker() -> None:
     """In a Ray worker (the runtime_env hook) or the Spark daemon: install the guard as in a worker."""
     from . import costs, install
 
+    global reporting
+    reporting = True
     costs.worker = True
     install()
     if "keras" in sys.modules:
