@@ -46,6 +46,21 @@ def install() -> None:
                  "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark})
 
 
+def setup_engine_worker() -> None:
+    """In a Ray worker (runtime_env's worker_process_setup_hook) or Spark's Python daemon: the guard as
+    in a multiprocessing worker, its warnings also handed to the driver (engine_workers.py)."""
+    try:
+        from . import costs, engine_workers
+
+        engine_workers.reporting = True
+        costs.worker = True
+        install()
+        if "keras" in sys.modules:
+            costs.patch_keras()
+    except Exception as exc:  # noqa: BLE001 - a worker without the guard still does its work
+        print(f"tfproc-guard: not installed in this engine worker: {exc!r}", file=sys.stderr)
+
+
 def load_ipython_extension(ipython) -> None:
     """`%load_ext tfproc_lint.guard`: install the guard in the kernel."""
     from . import alarm

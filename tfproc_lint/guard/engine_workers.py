@@ -4,7 +4,7 @@ is built again and again; the engines' own fixes build it once per worker (a Ray
 WorkerPlugin, a Spark iterator pandas_udf or mapPartitions).
 
 How the guard gets into the workers (installed by engines.py in the driver):
-- Ray: `ray.init` gets a `worker_process_setup_hook` (runtime_env) that calls `setup_worker`;
+- Ray: `ray.init` gets a `worker_process_setup_hook` (runtime_env) that calls `tfproc_lint.guard.setup_engine_worker`;
 - Dask: a LocalCluster's workers are spawned by multiprocessing and get the guard as every spawned child;
 - Spark: the Python daemon that forks the workers is `tfproc_lint.guard.spark_daemon`
   (`spark.python.daemon.module`, set on the SparkContext's configuration unless the program set it).
@@ -17,7 +17,8 @@ The running task comes from the engine's own task context. Ray and Dask tasks ar
 worker: the same model file (or graph) built in REPEATS different tasks. A Spark Python worker runs
 one partition per task and is reused for the next partition, so one load per partition is the fix
 there: it is counted within one task, and REPEATS builds in one task (one per row) is the finding.
-This module imports nothing of the guard: costs.py asks it and warns.
+This module imports nothing of the guard: costs.py asks it and warns, and the guard's package sets
+it up in a worker (`tfproc_lint.guard.setup_engine_worker`).
 """
 
 from __future__ import annotations
@@ -122,15 +123,3 @@ def report(text: str) -> None:
             handle.write(" ".join(text.split()) + "\n")
     except OSError:
         pass
-
-
-def setup_worker() -> None:
-    """In a Ray worker (the runtime_env hook) or the Spark daemon: install the guard as in a worker."""
-    from . import costs, install
-
-    global reporting
-    reporting = True
-    costs.worker = True
-    install()
-    if "keras" in sys.modules:
-        costs.patch_keras()

@@ -171,7 +171,7 @@ def patch_ray(ray) -> None:
         ray.init = _ray_init(ray.init)
 
 
-WORKER_SETUP = "tfproc_lint.guard.engine_workers.setup_worker"
+WORKER_SETUP = "tfproc_lint.guard.setup_engine_worker"
 
 
 def _ray_init(original):
