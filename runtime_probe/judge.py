@@ -76,7 +76,10 @@ def rule_status(rows: list[dict]) -> str:
 
 
 # --- The runtime guard's pass (every scenario again under `python -m tfproc_lint.guard`) -----------
-GUARD_CAUGHT = "caught"  # a bad scenario: the guard reported its rule and the run ended by itself
+# A bad scenario: the guard reported its rule and the run ended by itself; for one that works but costs
+# time or memory (expected outcome ok: TFP102/103 per task, TFP301-303) the guard warns, and the run must
+# end with its normal result.
+GUARD_CAUGHT = "caught"
 GUARD_CLEAN = "clean"  # a fixed scenario: ran ok, and the guard reported nothing
 GUARD_GOOD = (GUARD_CAUGHT, GUARD_CLEAN)
 
@@ -96,6 +99,11 @@ def guard_check(scenario: Scenario, obs: Observation) -> tuple[str, str]:
     if scenario.rule in obs.guard_codes:
         if killed:
             return "named, still hung", f"reported {codes}; {obs.summary()}"
+        if scenario.expect["outcome"] == "ok":
+            # A working but costly pattern: the guard only warns, so the run must end with its normal result.
+            if obs.outcome != "ok":
+                return "named, run changed", f"reported {codes}; {obs.summary()}"
+            return GUARD_CAUGHT, f"{codes}: warning, ok in {obs.duration_s:.0f} s"
         return GUARD_CAUGHT, f"{codes}: {obs.outcome} after {obs.duration_s:.0f} s"
     if obs.guard_codes:
         return "other rule", f"reported {codes}, not {scenario.rule}; {obs.summary()}"

@@ -376,9 +376,9 @@ def _guard_note(report: dict) -> list[str]:
     return [
         (f"Guard column: every scenario run again under the runtime guard (`python -m tfproc_lint.guard "
          f"SCENARIO`; notebooks with `%load_ext tfproc_lint.guard` first): {guard['summary']}. A bad scenario "
-         "is *caught* when the guard reported its rule and the run ended by itself; a fixed one is *clean* when "
-         "it ran ok and the guard reported nothing. Rules the guard cannot see at run time (TFP3xx: speed and "
-         "memory; slow but working patterns) show as *missed*. Runs (a later run's rows replace an earlier "
+         "is *caught* when the guard reported its rule and the run ended by itself (a slow but working one, "
+         "expected ok: when the guard warned and the run still ended ok with its result); a fixed one is "
+         "*clean* when it ran ok and the guard reported nothing. Runs (a later run's rows replace an earlier "
          "one's): " + "; ".join(
              f"{run['created']}, {run.get('scenarios', '?')} scenarios, wall {run['wall_s']:.0f} s: `{run['command']}`"
              for run in guard["runs"])),

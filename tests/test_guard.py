@@ -284,3 +284,142 @@ def test_what_a_worker_unpickles_is_recognised_as_a_bound_method_or_closure():
     dill = pytest.importorskip("dill")
     captured = 3
     assert "closure" in _how_pickled(dill.dumps(lambda: captured))
+
+
+# A stand-in for a Keras model that pickles (as Keras 3 models do): its class is "keras"'s Model, and it
+# is rebuilt in the worker by a function of the script whose name holds "keras" (as a real model's pickle
+# holds keras's modules), so that the guard's look for TensorFlow in a task's bytes finds it.
+FAKE_MODEL = '''
+import sys
+import types
+
+sys.modules.setdefault("keras", types.ModuleType("keras"))  # the guard looks only when keras is imported
+
+
+def rebuild_keras_model():
+    return Model()
+
+
+class Model:
+    def __reduce__(self):
+        return rebuild_keras_model, ()
+
+Model.__module__ = "keras.src.models.model"
+
+
+class Explainer:
+    def __init__(self, model):
+        self.model = model
+
+    def explain(self, x):
+        return x * 3
+
+
+def score(model, x):
+    return x * 2
+'''
+
+
+def test_a_model_pickled_into_every_pool_task_is_a_tfp102_warning_and_the_run_goes_on(tmp_path):
+    proc = guarded(tmp_path, FAKE_MODEL + """
+import multiprocessing as mp
+import warnings
+
+if __name__ == "__main__":
+    warnings.simplefilter("error")  # the guard's warning must not become the program's error
+    model = Model()
+    with mp.get_context("fork").Pool(2) as pool:  # forked before any runtime started: only the cost
+        print(pool.starmap(score, [(model, i) for i in range(8)], chunksize=1))
+        print(pool.starmap(score, [(Model(), i) for i in range(8)], chunksize=1))  # a new one each task: data
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [str([i * 2 for i in range(8)])] * 2
+    assert proc.stderr.count("TFP102: ") == 1, proc.stderr
+    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task (map, apply, imap and friends), " \
+        in proc.stderr
+
+
+@pytest.mark.parametrize("how, code", [("partial", "TFP102"), ("bound method", "TFP103"), ("argument", "TFP102")])
+def test_a_model_sent_to_pool_workers_forked_after_the_start_fails_at_once_in_the_parent(tmp_path, how, code):
+    send = {"partial": "pool.map(functools.partial(score, model), range(4))",
+            "bound method": "pool.map(Explainer(model).explain, range(4))",
+            "argument": "pool.starmap(score, [(model, i) for i in range(4)])"}[how]
+    proc = guarded(tmp_path, FAKE_MODEL + f"""
+import functools
+import multiprocessing as mp
+
+from tfproc_lint.guard import state
+
+if __name__ == "__main__":
+    model = Model()
+    state.record("the test started the runtime")  # as TensorFlow's first op does under the guard
+    with mp.get_context("fork").Pool(2) as pool:
+        print({send})
+""", timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"tfproc_lint.guard.errors.{code}Error: {code}: a Keras model"), last
+    assert "to pool workers forked after TensorFlow's runtime started when the test started the runtime" in last
+    assert "Fix for TFP201:" in last
+    assert ("held by the object of the bound method" in last) == (code == "TFP103")
+
+
+def test_a_model_sent_to_multiprocess_pool_workers_forked_after_the_start_is_tfp102(tmp_path):
+    pytest.importorskip("multiprocess")
+    proc = guarded(tmp_path, FAKE_MODEL + """
+import multiprocess
+
+from tfproc_lint.guard import state
+
+if __name__ == "__main__":
+    model = Model()
+    state.record("the test started the runtime")
+    with multiprocess.Pool(2) as pool:  # forks; dill pickles the task's function by value
+        print(pool.starmap(score, [(model, i) for i in range(4)]))
+""", timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("tfproc_lint.guard.errors.TFP102Error: TFP102: "), \
+        proc.stderr
+
+
+def test_a_model_pickled_into_every_joblib_task_is_a_tfp102_warning(tmp_path):
+    pytest.importorskip("joblib")
+    proc = guarded(tmp_path, FAKE_MODEL + """
+from joblib import Parallel, delayed
+
+if __name__ == "__main__":
+    model = Model()
+    print(Parallel(n_jobs=2, batch_size=1)(delayed(score)(model, i) for i in range(8)))
+""", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str([i * 2 for i in range(8)])
+    assert "TFP102: a Keras model (keras.src.models.model.Model) is pickled into every task sent through a " \
+           "joblib.Parallel task (loky backend)" in proc.stderr
+    # Shown at the line where the program waits on the pool, not in the pool's thread that pickles the tasks.
+    line = next(number for number, text in enumerate((tmp_path / "prog.py").read_text().splitlines(), start=1)
+                if "Parallel(n_jobs=2" in text)
+    assert f"prog.py:{line}: GuardWarning: TFP102: " in proc.stderr, proc.stderr
+
+
+def test_pool_workers_learn_that_their_pool_has_one_worker_per_cpu(tmp_path):
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+import multiprocessing.pool
+
+
+def mark(_):
+    return getattr(mp.current_process(), "_tfproc_cpu_sized", None)
+
+
+if __name__ == "__main__":
+    for method in ("fork", "spawn"):
+        ctx = mp.get_context(method)
+        with ctx.Pool() as pool:
+            print(set(pool.map(mark, range(4))) == {mp.cpu_count()})
+        with ctx.Pool(1) as pool:
+            print(pool.map(mark, range(2)))
+    with multiprocessing.pool.ThreadPool() as pool:
+        print(pool.map(mark, range(2)))
+""")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "[None,", "None]", "True", "[None,", "None]", "[None,", "None]"]

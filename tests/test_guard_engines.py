@@ -110,3 +110,84 @@ def test_spark_finds_the_users_function_inside_its_own_closures():
 
 def test_functions_imported_from_modules_are_not_sent_by_value():
     assert engines.captured(types.FunctionType((lambda: 0).__code__, {"__name__": "pkg.mod"})) == []
+
+
+# --- TFP301 inside engine workers (engine_workers.py) ----------------------------------------------
+from tfproc_lint.guard import engine_workers  # noqa: E402
+
+
+@pytest.fixture
+def fresh_counts(monkeypatch):
+    monkeypatch.setattr(engine_workers, "_tasks_of", {})
+    monkeypatch.setattr(engine_workers, "_in_task", {})
+
+
+def run_in(monkeypatch, engine: str, task) -> None:
+    monkeypatch.setattr(engine_workers, "current_task", lambda: (engine, task))
+
+
+MODEL = ("file", "/models/m.keras", 1)
+
+
+def test_outside_engine_tasks_builds_are_not_counted_here(fresh_counts):
+    assert engine_workers.built(MODEL, "the model") == (False, None, None)
+
+
+def test_ray_and_dask_warn_when_tasks_of_one_worker_build_the_same_model(fresh_counts, monkeypatch):
+    for task in ("t1", "t2"):
+        run_in(monkeypatch, "dask", task)
+        assert engine_workers.built(MODEL, "the model") == (True, None, None)
+    run_in(monkeypatch, "dask", "t2")  # the same task again: still two tasks
+    assert engine_workers.built(MODEL, "the model")[1] is None
+    run_in(monkeypatch, "dask", "t3")
+    counted, message, fix = engine_workers.built(MODEL, "the model")
+    assert counted and "in 3 Dask tasks" in message and "WorkerPlugin" in fix
+
+
+def test_spark_counts_within_one_task_so_one_load_per_partition_is_quiet(fresh_counts, monkeypatch):
+    for partition in range(5):  # an iterator UDF: one load per task, the Python worker reused
+        run_in(monkeypatch, "spark", partition)
+        assert engine_workers.built(MODEL, "the model")[1] is None
+    run_in(monkeypatch, "spark", 99)  # a row UDF: a load per row
+    results = [engine_workers.built(MODEL, "the model") for _ in range(3)]
+    assert [r[1] is None for r in results] == [True, True, False]
+    assert "3 times in one Spark task" in results[2][1] and "pandas_udf" in results[2][2]
+
+
+def test_worker_warnings_reach_the_driver_through_the_report_file(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "report.txt"
+    monkeypatch.setenv(engine_workers.REPORT_ENV, str(path))
+    monkeypatch.setattr(engine_workers, "reporting", False)
+    engine_workers.report("TFP301: not a worker")  # the driver itself reports nothing
+    assert not path.exists()
+    monkeypatch.setattr(engine_workers, "reporting", True)
+    engine_workers.report("TFP301: a load\nper task")
+    engine_workers.report("TFP301: a load\nper task")  # two workers, the same words: printed once
+    engine_workers._print_reports(str(path))
+    assert capsys.readouterr().err == "tfproc-guard (from an engine worker): TFP301: a load per task\n"
+    assert not path.exists()
+
+
+def test_ray_init_gives_workers_the_guard_unless_the_program_has_a_hook(monkeypatch, tmp_path):
+    monkeypatch.setenv(engine_workers.REPORT_ENV, str(tmp_path / "r.txt"))
+    init = engines._ray_init(lambda *args, **kwargs: kwargs)
+    env = init(num_cpus=2)["runtime_env"]
+    assert env["worker_process_setup_hook"] == engines.WORKER_SETUP
+    assert env["env_vars"] == {engine_workers.REPORT_ENV: str(tmp_path / "r.txt")}
+    env = init(runtime_env={"env_vars": {"A": "1"}, "pip": ["x"]})["runtime_env"]
+    assert env["env_vars"]["A"] == "1" and env["pip"] == ["x"] and "worker_process_setup_hook" in env
+    own = {"worker_process_setup_hook": "mine.setup"}
+    assert init(runtime_env=own)["runtime_env"] is own
+
+
+def test_spark_gets_the_guards_daemon_unless_the_program_chose_one():
+    class JConf:
+        def __init__(self, **settings):
+            self.settings = dict(settings)
+
+        def setIfMissing(self, key, value):  # noqa: N802 - Spark's name
+            self.settings.setdefault(key, value)
+
+    initialize = engines._spark_context(lambda self, jconf: jconf.settings)
+    assert initialize(None, JConf()) == {"spark.python.daemon.module": engines.SPARK_DAEMON}
+    assert initialize(None, JConf(**{"spark.python.daemon.module": "mine"})) == {"spark.python.daemon.module": "mine"}

@@ -3,6 +3,8 @@ things in order, since every process pays TensorFlow's import."""
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -109,5 +111,88 @@ def test_a_keras_model_sent_to_forked_workers_is_tfp102(tmp_path):
     assert proc.returncode == 1
     assert "(2, 2)" in proc.stdout
     last = proc.stderr.strip().splitlines()[-1]
-    assert "TFP102: a TensorFlow or Keras object, unpickled here, was sent" in last, proc.stderr[-3000:]
-    assert "was sent to a forked worker and used there (TFP201 too)" in last
+    # Raised in the parent, where the task is pickled: the workers never get it, the pool's caller at once.
+    assert "TFP102Error: TFP102: a Keras model (keras.src.models.sequential.Sequential) is sent through a Pool " \
+           "task" in last, proc.stderr[-3000:]
+    assert "to pool workers forked after TensorFlow's runtime started when the eager context was initialised" in last
+    assert "Fix for TFP201:" in last
+
+
+def test_costly_worker_patterns_warn_and_change_nothing(tmp_path):
+    # Fork pools whose parent only imported TensorFlow (the model is saved by a child): fast workers.
+    proc = guarded(tmp_path, """
+        import multiprocessing as mp
+        import os
+        import sys
+
+        import numpy as np
+        import tensorflow as tf
+
+        PATH = os.path.join(os.getcwd(), "m.keras")
+        model = None
+
+        def save():
+            m = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+            m.save(PATH)
+
+        def load():
+            global model
+            model = tf.keras.models.load_model(PATH)
+
+        def load_and_predict(row):
+            return float(tf.keras.models.load_model(PATH).predict_on_batch(row[None])[0, 0])
+
+        def predict_row(row):
+            return float(model.predict_on_batch(row[None])[0, 0])
+
+        def predict_chunk(rows):
+            return model.predict_on_batch(rows)[:, 0].tolist()
+
+        def session_task(x):
+            graph = tf.Graph()
+            with graph.as_default():
+                scale = tf.compat.v1.placeholder(tf.float32, [])
+                total = tf.reduce_sum(tf.ones((4, 4)) * scale)
+            with tf.compat.v1.Session(graph=graph) as sess:
+                return float(sess.run(total, {scale: x}))
+
+        def phase(name):
+            print(f"--- {name}", file=sys.stderr, flush=True)
+
+        if __name__ == "__main__":
+            fork = mp.get_context("fork")
+            saver = fork.Process(target=save)
+            saver.start()
+            saver.join()
+            rows = np.random.default_rng(0).random((120, 8), dtype=np.float32)
+            phase("load per task")
+            with fork.Pool(2) as pool:
+                print(len(pool.map(load_and_predict, rows[:6], chunksize=1)))
+            phase("session per task")
+            with fork.Pool(2) as pool:
+                print(sum(pool.map(session_task, range(6), chunksize=1)))
+            phase("initializer, a few rows, chunks")
+            with fork.Pool(2, initializer=load) as pool:
+                print(len(pool.map(predict_row, rows[:6], chunksize=1)))
+                print(len(pool.map(predict_chunk, np.array_split(rows, 4), chunksize=1)))
+            phase("one row per task")
+            with fork.Pool(1, initializer=load) as pool:
+                print(len(pool.map(predict_row, rows)))
+            phase("Pool() with a model per worker")
+            with fork.Pool(initializer=load) as pool:
+                print(len(pool.map(predict_chunk, np.array_split(rows, 4))))
+            phase("end")
+    """)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["6", "240.0", "6", "4", "120", "4"]
+    phases = dict(part.split("\n", 1) for part in proc.stderr.split("--- ")[1:])
+    codes = {name: sorted(set(re.findall(r"GuardWarning: (TFP\d+): ", text))) for name, text in phases.items()}
+    assert codes == {"load per task": ["TFP301"], "session per task": ["TFP301"],
+                     "initializer, a few rows, chunks": [], "one row per task": ["TFP303"],
+                     "Pool() with a model per worker": ["TFP302"], "end": []}, proc.stderr[-3000:]
+    assert "built the Keras model '" in phases["load per task"] and "again in task 2 (first built in task 1)" \
+        in phases["load per task"]
+    assert "a tf.compat.v1.Session over the same graph" in phases["session per task"]
+    assert "on one row at a time 100 times" in phases["one row per task"]
+    assert f"a pool made without a worker count ({os.cpu_count()} workers, one per CPU)" \
+        in phases["Pool() with a model per worker"]

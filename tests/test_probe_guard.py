@@ -70,3 +70,35 @@ def test_a_missed_hang_is_not_caught(tmp_path):
     obs = runner.run_scenario(bad, guard=True, timeout=3, idle_s=None)
     assert obs.outcome == "hang"
     assert judge.guard_check(bad, obs)[0] == "missed"
+
+
+def test_a_costly_pattern_is_caught_by_a_warning_only_when_the_run_still_ends_ok(tmp_path):
+    meta = {"rule": "TFP301", "kind": "bad", "timeout": 60,
+            "expect": {"outcome": "ok", "slower_than": {"scenario": "twin", "factor": 3}}}
+    path = tmp_path / "slow_bad.py"
+    path.write_text(f"PROBE = {meta!r}\n", encoding="utf-8")
+    slow = catalog.load(path)
+    warned = runner.Observation("ok", 12.0, returncode=0, guard_codes=["TFP301"])
+    assert judge.guard_check(slow, warned) == (judge.GUARD_CAUGHT, "TFP301: warning, ok in 12 s")
+    broken = runner.Observation("exception", 12.0, returncode=1, exc_type="RuntimeError", message="x",
+                                where="parent", guard_codes=["TFP301"])
+    assert judge.guard_check(slow, broken)[0] == "named, run changed"
+    assert judge.guard_check(slow, runner.Observation("ok", 12.0, returncode=0))[0] == "missed"
+
+
+def test_the_guard_only_command_merges_its_rows_into_the_report(tmp_path, monkeypatch):
+    from runtime_probe import cli
+
+    ran = []
+
+    def run_all(scenarios, **options):  # stands in for running TensorFlow scenarios under the guard
+        ran.extend(s.name for s in scenarios)
+        assert options["guard"] is True
+        return {s.name: runner.Observation("ok", 3.0, returncode=0) for s in scenarios}
+
+    monkeypatch.setattr(runner, "run_all", run_all)
+    code = cli.main(["--guard-only", "--scenarios", "tfp303_chunked_pool_fixed", "--output", str(tmp_path),
+                     "--progress"])
+    assert code == 0 and ran == ["tfp303_chunked_pool_fixed"]
+    text = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "| tfp303_chunked_pool_fixed | fixed |" in text and "clean (ok in 3 s)" in text

@@ -32,17 +32,33 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, crossing, engines, environ, tfhooks, watch
+    from . import alarm, costs, crossing, engines, environ, tfhooks, watch
 
     alarm.install()
-    os.register_at_fork(after_in_child=crossing.after_fork_child)
+    os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
     environ.install()
     import multiprocessing
 
     crossing.patch(multiprocessing)
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
-                 "joblib": crossing.patch_joblib, "ray": engines.patch_ray, "distributed": engines.patch_dask,
-                 "pyspark": engines.patch_spark})
+                 "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
+                 "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
+                 "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark})
+
+
+def setup_engine_worker() -> None:
+    """In a Ray worker (runtime_env's worker_process_setup_hook) or Spark's Python daemon: the guard as
+    in a multiprocessing worker, its warnings also handed to the driver (engine_workers.py)."""
+    try:
+        from . import costs, engine_workers
+
+        engine_workers.reporting = True
+        costs.worker = True
+        install()
+        if "keras" in sys.modules:
+            costs.patch_keras()
+    except Exception as exc:  # noqa: BLE001 - a worker without the guard still does its work
+        print(f"tfproc-guard: not installed in this engine worker: {exc!r}", file=sys.stderr)
 
 
 def load_ipython_extension(ipython) -> None:
@@ -51,5 +67,5 @@ def load_ipython_extension(ipython) -> None:
 
     install()
     ipython.events.register("pre_run_cell", lambda *args: alarm.reset())  # each cell gets its worker error
-    print("tfproc-guard installed: TFP101-103, TFP201-204 and TFP401-403 are checked at run time",
+    print("tfproc-guard installed: TFP101-103, TFP201-204, TFP301-303 and TFP401-403 are checked at run time",
           file=sys.stdout)

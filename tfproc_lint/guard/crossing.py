@@ -9,15 +9,18 @@ how processes start, and what happens in forked and spawned children.
 - spawned and forkserver children install the guard before they re-import the main module (a value
   in the preparation data that multiprocessing sends them); one that starts processes while being
   imported fails with TFP202, a second set_start_method with TFP203;
-- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201).
+- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201);
+- a TensorFlow object in a task (found by a search of the task's bytes, then a walk of the task): for
+  pool workers forked after the start an error in the parent (`sent`), else counted (costs.crossed).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 
-from . import alarm, errors, objects, state
+from . import alarm, costs, errors, objects, state
 
 GUARD_KEY = "tfproc_guard"  # unknown keys of the preparation data are ignored by multiprocessing
 _last_loaded = None  # in a child forked after the runtime started: the last thing it unpickled
@@ -35,6 +38,13 @@ ROUTES = (
     ("_feed", "a multiprocessing Queue (put, pickled later in its feeder thread)"),
     ("worker", "a Pool worker's result"),
 )
+
+
+# The routes that carry one message per task: a TensorFlow object in each is sent again and again.
+TASK_ROUTES = (ROUTES[0][1], "a ProcessPoolExecutor task (submit, map)", "a joblib.Parallel task (loky backend)")
+# What a pickled TensorFlow or Keras object holds (its classes' modules): found by a C-speed search of the
+# task's bytes, so that tasks of plain data cost no walk through the task.
+TF_MARK = re.compile(rb"keras|tensorflow")
 
 
 def route() -> str:
@@ -181,6 +191,70 @@ def patch_joblib(joblib) -> None:
         return original(self, error or e, obj)
 
     queue_cls._on_queue_feeder_error = on_queue_feeder_error
+    try:
+        from joblib.externals.loky.backend import queues
+    except ImportError:
+        return
+    loky_dumps = queues.dumps
+
+    def dumps(obj, *args, **kwargs):  # loky's feeder thread pickles each task with it (cloudpickle)
+        data = loky_dumps(obj, *args, **kwargs)
+        if type(obj).__name__ == "_CallItem":
+            sent(obj, data, "a joblib.Parallel task (loky backend)")
+        return data
+
+    queues.dumps = dumps
+
+
+def sent(obj, data, where: str | None = None) -> None:
+    """`obj` was pickled into `data`, now on its way to another process. A TensorFlow object in a task:
+    to pool workers forked after the runtime started it is an error (rebuilding it there runs ops, which
+    hang: TFP102/103, TFP201 too), raised where the task is pickled, so the pool's caller gets it at once;
+    to other workers, again and again, a warning (costs.crossed)."""
+    if TF_MARK.search(data) is None:
+        return
+    where = where or route()
+    if where not in TASK_ROUTES:
+        return
+    found = objects.find(obj)
+    if found is None or found.code == "TFP101":  # graphs and sessions do not pickle: crossing_error names them
+        return
+    if _pool_forked_after_start():
+        how = f", {found.how}," if found.how else ""
+        message = (f"{found.what}{how} is sent through {where} to pool workers forked after "
+                   f"{state.start_text()}: rebuilding it there runs TensorFlow ops, whose thread pools did not "
+                   "survive the fork, so the workers would hang and the pool wait forever (TFP201 too)")
+        raise errors.crossing_class(found.code, RuntimeError)(
+            errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}")
+    costs.crossed(found, where, len(data))
+
+
+def _pool_forked_after_start() -> bool:
+    """Whether the Pool whose task is being pickled (its task thread's `pool`) has a worker that was
+    forked after this process's runtime started (marked by before_fork)."""
+    if state.started is None:
+        return False
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_name != "_handle_tasks":
+        frame = frame.f_back
+    workers = frame.f_locals.get("pool") if frame is not None else None
+    return any(getattr(getattr(w, "_popen", None), "_tfproc_after_start", False) for w in workers or ())
+
+
+def before_fork() -> None:
+    """In the parent, just before os.fork(): mark the multiprocessing Popen forking now (its `_launch`
+    frame), when the runtime has started, so that tasks later sent to it can be checked."""
+    if state.started is None:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "_launch":
+        frame = frame.f_back
+    popen = frame.f_locals.get("self") if frame is not None else None
+    if popen is not None and getattr(popen, "method", None) == "fork":
+        try:
+            popen._tfproc_after_start = True
+        except AttributeError:
+            pass
 
 
 def _importable_from() -> str:
@@ -194,12 +268,15 @@ def _patch_pickler(reduction, package: str) -> None:
 
     def guarded_dumps(cls, obj, protocol=None, *args, **kwargs):
         try:
-            return dumps(cls, obj, protocol, *args, **kwargs)
+            data = dumps(cls, obj, protocol, *args, **kwargs)
         except Exception as exc:
             error = crossing_error(exc, obj, route())
             if error is None:
                 raise
             raise error from exc
+        if "tensorflow" in sys.modules or "keras" in sys.modules:
+            sent(obj, data)
+        return data
 
     def guarded_dump(obj, file, protocol=None, *args, **kwargs):
         try:
@@ -228,6 +305,8 @@ def _patch_pickler(reduction, package: str) -> None:
             _loading = None
         if state.forked_from:
             _last_loaded = result
+        if costs.worker:
+            costs.received(result)
         return result
 
     pickler.dumps = classmethod(guarded_dumps)
@@ -299,6 +378,7 @@ def start_child(parent_pid: int, alarm_ok: bool) -> None:
     from . import install
 
     state.parent_pid, state.parent_alarm = parent_pid, alarm_ok
+    costs.worker = True
     install()
     for package in ("multiprocessing", "multiprocess"):
         spawn = sys.modules.get(f"{package}.spawn")
@@ -333,6 +413,7 @@ def after_fork_child() -> None:
     alarm.after_fork_child()
     state.parent_pid, state.parent_alarm = os.getppid(), alarm.listening()
     state.forked_from = None
+    costs.after_fork_child()
     if state.started is None:
         return
     state.forked_from = state.parent_pid

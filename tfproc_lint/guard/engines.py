@@ -8,6 +8,9 @@ What is sent: the call's arguments, and a function defined in `__main__` by valu
 globals and closure cells it reads (cloudpickle, which all three engines use, pickles such a function
 by value). The guard reads these only after the engine failed, so a working program pays a wrapper
 call per submission and nothing else.
+
+It also puts the guard into the engines' workers (engine_workers.py: TFP301 per task or per row):
+Ray's through `ray.init`'s runtime_env, Spark's through the Python daemon module.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import functools
 import re
 import types
 
-from . import errors, objects
+from . import engine_workers, errors, objects
 
 SERIALISING = re.compile(r"(?i)serializ|pickl")  # the engines' failure messages (and their causes)
 
@@ -164,6 +167,28 @@ def patch_ray(ray) -> None:
     _wrap(ray.actor.ActorClass, "_remote", "ray", "a Ray actor's constructor (.remote())", _ray_call)
     _wrap(ray.actor.ActorMethod, "_remote", "ray", "a Ray actor method call (.remote())", _ray_call)
     _wrap(ray, "put", "ray", "ray.put (the object store)", lambda a, k: (None, (a[:1], {})))
+    if not getattr(ray.init, "_tfproc_guard", False):
+        ray.init = _ray_init(ray.init)
+
+
+WORKER_SETUP = "tfproc_lint.guard.setup_engine_worker"
+
+
+def _ray_init(original):
+    """Ray's workers are not children of the driver: give them the guard through the job's
+    runtime_env (`worker_process_setup_hook`), unless the program set a hook of its own."""
+
+    @functools.wraps(original)
+    def init(*args, **kwargs):
+        runtime_env = kwargs.get("runtime_env")
+        if runtime_env is None or (isinstance(runtime_env, dict) and "worker_process_setup_hook" not in runtime_env):
+            env_vars = {**(runtime_env or {}).get("env_vars", {}), engine_workers.REPORT_ENV: engine_workers.driver_report()}
+            kwargs["runtime_env"] = {**(runtime_env or {}), "worker_process_setup_hook": WORKER_SETUP,
+                                     "env_vars": env_vars}
+        return original(*args, **kwargs)
+
+    init._tfproc_guard = True
+    return init
 
 
 def patch_dask(distributed) -> None:
@@ -185,3 +210,26 @@ def patch_spark(pyspark) -> None:
           lambda a, k: (a[1] if len(a) > 1 else None, None))
     _wrap(pyspark.broadcast.Broadcast, "dump", "spark", "sc.broadcast",
           lambda a, k: (None, (a[1:2], {})))
+    engine_workers.driver_report()
+    context = pyspark.SparkContext
+    if not getattr(context._initialize_context, "_tfproc_guard", False):
+        context._initialize_context = _spark_context(context._initialize_context)
+
+
+SPARK_DAEMON = "tfproc_lint.guard.spark_daemon"
+
+
+def _spark_context(original):
+    """Spark's Python workers are forked by a daemon the JVM starts: make it the guard's daemon
+    (`spark.python.daemon.module`), unless the program chose one."""
+
+    @functools.wraps(original)
+    def initialize(self, jconf):
+        try:
+            jconf.setIfMissing("spark.python.daemon.module", SPARK_DAEMON)
+        except Exception:  # noqa: BLE001 - never stop a SparkContext for the guard's sake
+            pass
+        return original(self, jconf)
+
+    initialize._tfproc_guard = True
+    return initialize

@@ -20,6 +20,10 @@ FIXES = {
               "where the pool is made",
     "TFP204": "define the worker function in an importable module (a .py file next to the notebook) and "
               "import it",
+    "TFP301": "build it once per worker, in the pool's initializer (Pool(initializer=..., initargs=(path,))) or "
+              "cached in a module-level variable, and keep only the per-task work in the task",
+    "TFP302": "give the pool an explicit worker count sized to the memory (Pool(2)), not one worker per CPU",
+    "TFP303": "send chunks of rows (np.array_split(rows, n)) and call the model once per chunk",
     "TFP401": "turn on memory growth (tf.config.experimental.set_memory_growth(gpu, True) or "
               "TF_FORCE_GPU_ALLOW_GROWTH=true) or give each worker a memory limit or its own "
               "CUDA_VISIBLE_DEVICES, before its first TensorFlow op",
@@ -30,9 +34,9 @@ FIXES = {
 }
 
 
-def text(code: str, message: str) -> str:
-    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`."""
-    return f"{code}: {message}. Fix: {FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
+def text(code: str, message: str, fix: str | None = None) -> str:
+    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`; `fix` replaces the rule's usual fix."""
+    return f"{code}: {message}. Fix: {fix or FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
 
 
 class GuardError(Exception):
@@ -68,7 +72,8 @@ class CrossingError(GuardError, RuntimeError):
 
 
 class GuardWarning(UserWarning):
-    """TFP401 and TFP403: the program goes on, but a setting does nothing or a worker may run out of memory."""
+    """TFP401, TFP403 and the costly patterns (TFP102/103 per task, TFP301-303): the program goes on, but a
+    setting does nothing, a worker may run out of memory, or the work is slow or memory-hungry."""
 
 
 _CLASSES = {cls.code: cls for cls in (ForkAfterStartError, WorkerBootstrapError, StartMethodError, ConfigurationError)}

@@ -28,7 +28,8 @@ MAX_NODES = 4000
 
 
 class Found:
-    def __init__(self, code: str, what: str, how: str):
+    def __init__(self, code: str, what: str, how: str, obj=None):
+        self.obj = obj  # the TensorFlow object itself (None when only its pickled bytes were seen)
         self.code = code  # TFP101, TFP102, or TFP103 when reached through a bound method's object or a closure
         self.what = what  # "a tf.compat.v1.Session (tensorflow.python.client.session.Session)"
         self.how = how  # "", "held by the bound method's object", "captured by a closure"
@@ -61,9 +62,9 @@ def find(obj) -> Found | None:
             known = kind(item)
             code = "TFP103" if how else None
             if known:
-                return Found(code or known[0], known[1], how)
+                return Found(code or known[0], known[1], how, item)
             name = f"{type(item).__module__}.{type(item).__qualname__}"
-            fallback = fallback or Found(code or "TFP102", f"a TensorFlow object ({name})", how)
+            fallback = fallback or Found(code or "TFP102", f"a TensorFlow object ({name})", how, item)
             continue
         if depth >= MAX_DEPTH:
             continue

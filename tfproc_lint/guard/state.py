@@ -40,8 +40,9 @@ def where(skip: int = 1) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}"
 
 
-def user_frame(skip: int = 1):
-    frame = sys._getframe(skip + 1)
+def user_frame(skip: int = 1, frame=None):
+    """The innermost frame outside the libraries (from `frame`, default the caller's `skip` frames up)."""
+    frame = frame or sys._getframe(skip + 1)
     first = None
     while frame is not None:
         code = frame.f_code

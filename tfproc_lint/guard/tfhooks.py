@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from . import alarm, errors, gpu, state
+from . import alarm, costs, errors, gpu, state
 
 CONTEXT = "tensorflow.python.eager.context"
 SESSION = "tensorflow.python.client.session"
@@ -100,6 +100,8 @@ def _patch_session(cls) -> None:
     def __init__(self, *args, **kwargs):
         original(self, *args, **kwargs)
         state.record("a tf.compat.v1.Session was created", skip=1)
+        if costs.worker:
+            costs.session_built(self)
 
     cls.__init__ = __init__
 

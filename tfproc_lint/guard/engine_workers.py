@@ -1,0 +1,125 @@
+"""TFP301 inside Ray, Dask and Spark workers: a task that loads (or builds) what an earlier task of the
+same worker process already loaded. Engine workers serve many tasks in turn, so state built per task
+is built again and again; the engines' own fixes build it once per worker (a Ray actor, a Dask
+WorkerPlugin, a Spark iterator pandas_udf or mapPartitions).
+
+How the guard gets into the workers (installed by engines.py in the driver):
+- Ray: `ray.init` gets a `worker_process_setup_hook` (runtime_env) that calls `tfproc_lint.guard.setup_engine_worker`;
+- Dask: a LocalCluster's workers are spawned by multiprocessing and get the guard as every spawned child;
+- Spark: the Python daemon that forks the workers is `tfproc_lint.guard.spark_daemon`
+  (`spark.python.daemon.module`, set on the SparkContext's configuration unless the program set it).
+
+A warning printed in a Ray or Spark worker may never reach the driver's terminal (Ray's
+`log_to_driver=False`, Spark's executor logs), so these workers also append it to a file named in
+the environment they inherit from the driver, and the driver prints what they wrote when it exits.
+
+The running task comes from the engine's own task context. Ray and Dask tasks are counted per
+worker: the same model file (or graph) built in REPEATS different tasks. A Spark Python worker runs
+one partition per task and is reused for the next partition, so one load per partition is the fix
+there: it is counted within one task, and REPEATS builds in one task (one per row) is the finding.
+This module imports nothing of the guard: costs.py asks it and warns, and the guard's package sets
+it up in a worker (`tfproc_lint.guard.setup_engine_worker`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import tempfile
+
+REPEATS = 3  # a retried task or a second actor may build twice; the probe's bad scenarios build 20-40 times
+MAX_TRACKED = 256
+FIXES = {
+    "ray": "load it once per worker: a @ray.remote actor that loads it in __init__ (or ray.data map_batches "
+           "with a callable class), or a module-level cache in the task's module",
+    "dask": "load it once per worker: a WorkerPlugin (client.register_plugin) or a module-level cache",
+    "spark": "load it once per partition: an iterator pandas_udf (Iterator[pd.Series]) or mapPartitions",
+}
+REPORT_ENV = "TFPROC_GUARD_WORKER_REPORT"
+reporting = False  # this process is an engine worker that reports its warnings to the driver
+_tasks_of: dict[tuple, set] = {}  # Ray, Dask: identity -> the tasks that built it
+_in_task: dict[tuple, int] = {}  # Spark: (task, identity) -> builds in that task
+
+
+def current_task() -> tuple[str, object] | None:
+    """(engine, task) for the engine task running in this thread; None outside engine tasks."""
+    ray = sys.modules.get("ray")
+    if ray is not None:
+        try:
+            task = ray.get_runtime_context().get_task_id()  # None in the driver
+        except Exception:  # noqa: BLE001 - Ray imported but not connected
+            task = None
+        if task:
+            return "ray", task
+    utils = sys.modules.get("distributed.utils")
+    if utils is not None:
+        key = getattr(utils.thread_state, "key", None)  # set while a Dask worker thread runs a task
+        if key is not None:
+            return "dask", key
+    taskcontext = sys.modules.get("pyspark.taskcontext")
+    if taskcontext is not None:
+        context = taskcontext.TaskContext.get()
+        if context is not None:
+            return "spark", context.taskAttemptId()
+    return None
+
+
+def built(identity: tuple, what: str) -> tuple[bool, str | None, str | None]:
+    """(whether an engine task built it, the TFP301 message and the engine's fix when it is built per
+    task or per row)."""
+    running = current_task()
+    if running is None:
+        return False, None, None
+    engine, task = running
+    if len(_tasks_of) + len(_in_task) >= MAX_TRACKED:
+        _tasks_of.clear()
+        _in_task.clear()
+    if engine == "spark":
+        count = _in_task[(task, identity)] = _in_task.get((task, identity), 0) + 1
+        if count < REPEATS:
+            return True, None, None
+        how = f"{count} times in one Spark task (once per row)"
+    else:
+        tasks = _tasks_of.setdefault(identity, set())
+        tasks.add(task)
+        if len(tasks) < REPEATS:
+            return True, None, None
+        how = f"in {len(tasks)} {'Ray' if engine == 'ray' else 'Dask'} tasks"
+    return True, (f"worker process {os.getpid()} built {what} {how}: every call pays the whole build (the "
+                  "program goes on)"), FIXES[engine]
+
+
+def driver_report() -> str:
+    """In the driver (once an engine is imported): the file its engine workers report to, printed
+    at exit."""
+    path = os.environ.get(REPORT_ENV)
+    if path is None:
+        handle, path = tempfile.mkstemp(prefix="tfproc-guard-", suffix=".txt")
+        os.close(handle)
+        os.environ[REPORT_ENV] = path  # inherited by Ray's raylet and Spark's JVM, and so by their workers
+        atexit.register(_print_reports, path)
+    return path
+
+
+def _print_reports(path: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = list(dict.fromkeys(line.rstrip("\n") for line in handle if line.strip()))
+        os.unlink(path)
+    except OSError:
+        return
+    for line in lines:
+        print(f"tfproc-guard (from an engine worker): {line}", file=sys.stderr, flush=True)
+
+
+def report(text: str) -> None:
+    """In an engine worker: hand a warning to the driver (one line, appended)."""
+    path = os.environ.get(REPORT_ENV)
+    if not reporting or not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(" ".join(text.split()) + "\n")
+    except OSError:
+        pass
