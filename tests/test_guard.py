@@ -320,13 +320,14 @@ def score(model, x):
 '''
 
 
-def test_a_model_pickled_into_every_pool_task_is_a_tfp102_warning_and_the_run_goes_on(tmp_path):
-    proc = guarded(tmp_path, FAKE_MODEL + """
+@pytest.mark.parametrize("action", ["default", "error"])  # error: the warning must not become the program's error
+def test_a_model_pickled_into_every_pool_task_is_a_tfp102_warning_and_the_run_goes_on(tmp_path, action):
+    proc = guarded(tmp_path, FAKE_MODEL + f"""
 import multiprocessing as mp
 import warnings
 
 if __name__ == "__main__":
-    warnings.simplefilter("error")  # the guard's warning must not become the program's error
+    warnings.simplefilter("{action}")
     model = Model()
     with mp.get_context("fork").Pool(2) as pool:  # forked before any runtime started: only the cost
         print(pool.starmap(score, [(model, i) for i in range(8)], chunksize=1))
@@ -335,8 +336,14 @@ if __name__ == "__main__":
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [str([i * 2 for i in range(8)])] * 2
     assert proc.stderr.count("TFP102: ") == 1, proc.stderr
-    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task (map, apply, imap and friends), " \
-        in proc.stderr
+    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task " \
+           "(map, apply, imap and friends), " in proc.stderr
+    if action == "error":
+        assert "tfproc-guard: TFP102: " in proc.stderr
+    else:  # shown where the main thread waits on the pool
+        line = next(number for number, text in enumerate((tmp_path / "prog.py").read_text().splitlines(), start=1)
+                    if "pool.starmap(score, [(model, i)" in text)
+        assert f"prog.py:{line}: GuardWarning: TFP102: " in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("how, code", [("partial", "TFP102"), ("bound method", "TFP103"), ("argument", "TFP102")])
