@@ -430,3 +430,21 @@ if __name__ == "__main__":
 """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "[None,", "None]", "True", "[None,", "None]", "[None,", "None]"]
+
+
+def test_a_task_too_big_to_search_is_walked_instead(monkeypatch):
+    from tfproc_lint.guard import costs, crossing, errors
+
+    class Model:
+        pass
+
+    Model.__module__ = "keras.src.models.model"
+    monkeypatch.setattr(costs, "_warned", set())
+    monkeypatch.setattr(costs, "_crossings", {})
+    model, data = Model(), bytes(crossing.SEARCH_MAX + 1)  # no module name in these bytes: arrays only
+    with pytest.warns(errors.GuardWarning, match="TFP102: a Keras model .* is pickled into every task"):
+        for _ in range(costs.REPEATS):
+            crossing.sent((0, 0, print, (data, model), {}), data, "a joblib.Parallel task (loky backend)")
+    small = bytes(1000)  # small and without the names: not walked, nothing counted
+    crossing.sent((0, 0, print, (small, model), {}), small, "a joblib.Parallel task (loky backend)")
+    assert costs._crossings == {id(model): costs.REPEATS}
