@@ -320,13 +320,14 @@ def score(model, x):
 '''
 
 
-def test_a_model_pickled_into_every_pool_task_is_a_tfp102_warning_and_the_run_goes_on(tmp_path):
-    proc = guarded(tmp_path, FAKE_MODEL + """
+@pytest.mark.parametrize("action", ["default", "error"])  # error: the warning must not become the program's error
+def test_a_model_pickled_into_every_pool_task_is_a_tfp102_warning_and_the_run_goes_on(tmp_path, action):
+    proc = guarded(tmp_path, FAKE_MODEL + f"""
 import multiprocessing as mp
 import warnings
 
 if __name__ == "__main__":
-    warnings.simplefilter("error")  # the guard's warning must not become the program's error
+    warnings.simplefilter("{action}")
     model = Model()
     with mp.get_context("fork").Pool(2) as pool:  # forked before any runtime started: only the cost
         print(pool.starmap(score, [(model, i) for i in range(8)], chunksize=1))
@@ -335,8 +336,14 @@ if __name__ == "__main__":
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [str([i * 2 for i in range(8)])] * 2
     assert proc.stderr.count("TFP102: ") == 1, proc.stderr
-    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task (map, apply, imap and friends), " \
-        in proc.stderr
+    assert "a Keras model (keras.src.models.model.Model) is pickled into every task sent through a Pool task " \
+           "(map, apply, imap and friends), " in proc.stderr
+    if action == "error":
+        assert "tfproc-guard: TFP102: " in proc.stderr
+    else:  # shown where the main thread waits on the pool
+        line = next(number for number, text in enumerate((tmp_path / "prog.py").read_text().splitlines(), start=1)
+                    if "pool.starmap(score, [(model, i)" in text)
+        assert f"prog.py:{line}: GuardWarning: TFP102: " in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("how, code", [("partial", "TFP102"), ("bound method", "TFP103"), ("argument", "TFP102")])
@@ -423,3 +430,21 @@ if __name__ == "__main__":
 """)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "[None,", "None]", "True", "[None,", "None]", "[None,", "None]"]
+
+
+def test_a_task_too_big_to_search_is_walked_instead(monkeypatch):
+    from tfproc_lint.guard import costs, crossing, errors
+
+    class Model:
+        pass
+
+    Model.__module__ = "keras.src.models.model"
+    monkeypatch.setattr(costs, "_warned", set())
+    monkeypatch.setattr(costs, "_crossings", {})
+    model, data = Model(), bytes(crossing.SEARCH_MAX + 1)  # no module name in these bytes: arrays only
+    with pytest.warns(errors.GuardWarning, match="TFP102: a Keras model .* is pickled into every task"):
+        for _ in range(costs.REPEATS):
+            crossing.sent((0, 0, print, (data, model), {}), data, "a joblib.Parallel task (loky backend)")
+    small = bytes(1000)  # small and without the names: not walked, nothing counted
+    crossing.sent((0, 0, print, (small, model), {}), small, "a joblib.Parallel task (loky backend)")
+    assert costs._crossings == {id(model): costs.REPEATS}

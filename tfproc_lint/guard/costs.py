@@ -80,6 +80,9 @@ def crossed(found, where: str, size: int) -> None:
     import threading
 
     main = sys._current_frames().get(threading.main_thread().ident)
+    stdlib = os.path.dirname(threading.__file__)  # the pool's wait (threading's Condition, Event)
+    while main is not None and main.f_back is not None and main.f_code.co_filename.startswith(stdlib):
+        main = main.f_back
     warn(found.code, (
         f"{found.what}{how} is pickled into every task sent through {where}, {count} tasks so far, "
         f"{size / 1024:,.0f} KiB each: each task serialises it and the worker rebuilds it, so the tasks are "

@@ -43,8 +43,12 @@ ROUTES = (
 # The routes that carry one message per task: a TensorFlow object in each is sent again and again.
 TASK_ROUTES = (ROUTES[0][1], "a ProcessPoolExecutor task (submit, map)", "a joblib.Parallel task (loky backend)")
 # What a pickled TensorFlow or Keras object holds (its classes' modules): found by a C-speed search of the
-# task's bytes, so that tasks of plain data cost no walk through the task.
-TF_MARK = re.compile(rb"keras|tensorflow")
+# task's bytes, so that tasks of plain data cost no walk through the task. Two literal patterns: `re`
+# searches a literal with memchr, an alternation byte by byte (measured: 6 us against 67 us for 4 KiB).
+TF_MARKS = (re.compile(rb"keras"), re.compile(rb"tensorflow"))
+# Above this size a task's bytes (large arrays) cost more to search (about 1.8 ms per MiB) than its
+# objects to walk (objects.find stops at MAX_NODES and does not look into arrays): walk those directly.
+SEARCH_MAX = 4 << 20
 
 
 def route() -> str:
@@ -211,7 +215,7 @@ def sent(obj, data, where: str | None = None) -> None:
     to pool workers forked after the runtime started it is an error (rebuilding it there runs ops, which
     hang: TFP102/103, TFP201 too), raised where the task is pickled, so the pool's caller gets it at once;
     to other workers, again and again, a warning (costs.crossed)."""
-    if TF_MARK.search(data) is None:
+    if len(data) <= SEARCH_MAX and not any(mark.search(data) for mark in TF_MARKS):
         return
     where = where or route()
     if where not in TASK_ROUTES:
