@@ -216,3 +216,34 @@ def test_a_tensorflow_file_importing_an_engine_passes_the_prefilter(module: str)
 
 def test_an_engine_without_tensorflow_is_skipped() -> None:
     assert not prefilter.may_match("import ray\nray.init()\n")
+
+
+ROW_LOAD = "def score(row):\n    model = tf.keras.models.load_model('m.keras')\n    return float(model.predict([[row]])[0, 0])\n\n"
+
+
+def test_spark_context_imported_from_its_module() -> None:
+    source = SPARK_HEAD + "from pyspark.context import SparkContext\n\n" + ROW_LOAD + (
+        "if __name__ == '__main__':\n    sc = SparkContext(appName='score')\n"
+        "    sc.textFile('rows.txt').map(score).collect()\n"
+    )
+    assert findings(source) == [(16, "TFP301")]
+
+
+def test_spark_read_gives_a_dataframe() -> None:
+    source = SPARK_HEAD.replace("from pyspark.sql import", "from pyspark.sql.session import") + ROW_LOAD + (
+        "if __name__ == '__main__':\n    spark = SparkSession.builder.getOrCreate()\n"
+        "    df = spark.read.option('header', True).csv('rows.csv')\n"
+        "    df.rdd.map(score).collect()\n"
+        "    spark.read.parquet('rows').mapInPandas(lambda it: it, 'x double').collect()\n"
+    )
+    assert findings(source) == [(15, "TFP301")]
+
+
+def test_spark_udf_given_its_return_type_first() -> None:
+    source = SPARK_HEAD + "from pyspark.sql.types import DoubleType\n\n" + ROW_LOAD + (
+        "def batches(it: Iterator[pd.Series]) -> Iterator[pd.Series]:\n"
+        "    model = tf.keras.models.load_model('m.keras')\n    for b in it:\n        yield b\n\n"
+        "return_type = 'double'\nrow_udf = udf(DoubleType())(score)\n"
+        "batch_udf = pandas_udf(return_type)(batches)\n"
+    )
+    assert findings(source) == [(20, "TFP301")]

@@ -51,6 +51,14 @@ class EngineRoutes:
                     found[decorator.decorator] = info
         return found
 
+    @cached_property
+    def _called_calls(self) -> set[int]:
+        """Calls whose result is called at once: `pandas_udf(DoubleType())` in `pandas_udf(...)(f)`."""
+        return {id(site.node.func) for site in self.symbols.calls if isinstance(site.node.func, cst.Call)}
+
+    def _returns_curried(self, call: cst.Call) -> bool:
+        return id(call) in self._called_calls
+
     def crossings(self, site: CallSite) -> list[Crossing]:
         if not self.active:
             return []
@@ -69,6 +77,9 @@ class EngineRoutes:
             return [crossing] if crossing else []
         if isinstance(func, cst.Call) and func.args:
             inner = self.classifier.qualified_name(func.func, site.scope, site.order)
+            if inner in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS and call.args:  # udf(DoubleType())(f)
+                crossing = self._spark_udf(site, inner, func, call.args[0].value)
+                return [crossing] if crossing else []
             if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
                 crossing = Crossing("dask.delayed", call, site, _owner("dask", call, "one", "delayed"), "always")
                 crossing.callable, crossing.callable_scope = func.args[0].value, site.scope
@@ -194,23 +205,30 @@ class EngineRoutes:
         elif not per_item:
             crossing.sent.append(Sent(node, scope))
 
-    def _spark_udf(self, site: CallSite, name: str) -> Crossing | None:
-        """`udf(f, "double")`, `pandas_udf(f, "double")`, or the decorator call `@udf("double")`."""
+    def _spark_udf(self, site: CallSite, name: str, options: cst.Call | None = None,
+                   wrapped: cst.BaseExpression | None = None) -> Crossing | None:
+        """`udf(f, "double")`, `pandas_udf(f, "double")`, the decorator call `@udf("double")`, or
+        `options`, a `udf(returnType)` call, applied to `wrapped`: `udf(DoubleType())(f)`."""
         call = site.node
-        decorated = self._decorated_udfs.get(call)
+        decorated = self._decorated_udfs.get(call) if options is None else None
+        candidate = wrapped if options is not None else call.args[0].value if call.args else None
         if decorated is not None:
             function_node, info = decorated.node.name, decorated
             scope = decorated.scope.parent or site.scope
-        elif call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute, cst.Lambda)):
-            function_node, scope = call.args[0].value, site.scope
+        elif isinstance(candidate, (cst.Name, cst.Attribute, cst.Lambda)):
+            function_node, scope = candidate, site.scope
             value = self.classifier.classify(function_node, scope, site.order)
+            if value.kind is not Kind.FUNCTION and not isinstance(candidate, cst.Lambda) \
+                    and self._returns_curried(call):
+                return None  # `pandas_udf(return_type)`: its result is called with the function
             info = value.info if value.kind is Kind.FUNCTION else None
         else:
             return None
         if name in api.SPARK_ROW_UDFS:
             tasks, route = "per-row", "a Spark udf"
         else:
-            iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
+            iterator = (info is not None and self._takes_iterator(info)) \
+                or self._iterator_type(options if options is not None else call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
         crossing = Crossing(route, call, site, _owner("spark", call, tasks, "udf", info=info), "always")
         crossing.callable, crossing.callable_scope = function_node, scope
