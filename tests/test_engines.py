@@ -247,3 +247,33 @@ def test_spark_udf_given_its_return_type_first() -> None:
         "batch_udf = pandas_udf(return_type)(batches)\n"
     )
     assert findings(source) == [(20, "TFP301")]
+
+
+GROWTH_THEN_LOAD = (
+    "    for gpu in tf.config.list_physical_devices('GPU'):\n"
+    "        tf.config.experimental.set_memory_growth(gpu, True)\n"
+    "    model = tf.keras.models.load_model('m.keras')\n"
+)
+
+
+@pytest.mark.parametrize("hand_over", [
+    "from pyspark.ml.functions import predict_batch_udf\nscore = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n",
+    "from tensorflowonspark import TFCluster\ncluster = TFCluster.run(sc, make_predict, None, 2)\n",
+])
+def test_settings_in_functions_run_by_spark_workers_start_fresh(hand_over: str) -> None:
+    """The driver started the runtime, but these functions run in Spark's Python workers."""
+    source = SPARK_HEAD + "from pyspark import SparkContext\n\nsc = SparkContext()\n" + (
+        "driver_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\ndriver_model(tf.ones((1, 1)))\n\n"
+        "def make_predict():\n" + GROWTH_THEN_LOAD + "    return model.predict\n\n" + hand_over
+    )
+    assert findings(source) == []
+    called_in_the_driver = source + "make_predict()\n"
+    assert findings(called_in_the_driver) == [(16, "TFP402")]
+
+
+def test_predict_batch_udf_pickles_its_function_with_the_globals_it_reads() -> None:
+    source = SPARK_HEAD + "from pyspark.ml.functions import predict_batch_udf\n\n" + (
+        "sess = tf.compat.v1.Session()\n\ndef make_predict():\n    return lambda x: sess.run('y:0', {'x:0': x})\n\n"
+        "score = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n"
+    )
+    assert findings(source) == [(15, "TFP103")]

@@ -510,6 +510,9 @@ DASK_KERAS_BROKEN_SENDS = frozenset({"scatter"})
 # parameter is annotated `Iterator[...]` runs once per partition's stream of batches.
 SPARK_ROW_UDFS = frozenset({"pyspark.sql.functions.udf"})
 SPARK_PANDAS_UDFS = frozenset({"pyspark.sql.functions.pandas_udf"})
+# Spark ML's `predict_batch_udf(make_predict_fn, ...)`: Spark calls `make_predict_fn` once per
+# Python worker (and caches what it returns), then the function it returns once per batch.
+SPARK_PREDICT_BATCH_UDFS = frozenset({"pyspark.ml.functions.predict_batch_udf"})
 SPARK_PANDAS_UDF_TYPES = ("pyspark.sql.functions.PandasUDFType.",)
 SPARK_ITERATOR_UDF_TYPES = ("_ITER",)  # PandasUDFType.SCALAR_ITER, MAP_ITER: once per partition
 ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typing.Iterable",

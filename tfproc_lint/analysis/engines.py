@@ -75,6 +75,10 @@ class EngineRoutes:
         if name in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS:
             crossing = self._spark_udf(site, name)
             return [crossing] if crossing else []
+        if name in api.SPARK_PREDICT_BATCH_UDFS and call.args:  # make_predict_fn: once per worker
+            crossing = Crossing("predict_batch_udf", call, site, _owner("spark", call, "per-worker", "udf"), "always")
+            crossing.callable, crossing.callable_scope = call.args[0].value, site.scope
+            return [crossing]
         if isinstance(func, cst.Call) and func.args:
             inner = self.classifier.qualified_name(func.func, site.scope, site.order)
             if inner in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS and call.args:  # udf(DoubleType())(f)
@@ -387,6 +391,32 @@ def worker_functions(analysis) -> set[FunctionInfo]:
                     klass is not None and routes.ray_remote_options(klass) is not False):
                 found.add(info)
     return found
+
+
+def fresh_process_functions(analysis) -> set[FunctionInfo]:
+    """Functions that run in an engine's worker processes, where the driver's runtime never
+    started: the engine unpickles them there instead of re-running the driver's module. These are
+    the engine's task functions, and, in a module that uses an engine, a function never called in
+    the file but handed to a call of other code (`TFCluster.run(sc, main_fun, ...)`, a helper
+    that starts servers on the executors), with the functions nested in them."""
+    routes = analysis.engine_routes
+    if not routes.active:
+        return set()
+    found = worker_functions(analysis)
+    called, handed = set(), set()
+    for site in analysis.symbols.calls:
+        callee = analysis.callee(site.node, site)
+        if callee is not None:
+            called.add(callee)
+            continue
+        for arg in site.node.args:
+            if isinstance(arg.value, cst.Name):
+                value = analysis.classifier.classify(arg.value, site.scope, site.order)
+                if value.kind is Kind.FUNCTION and isinstance(value.info, FunctionInfo):
+                    handed.add(value.info)
+    found |= handed - called
+    return {info for info in analysis.symbols.functions.values()
+            if info in found or any(outer in found for outer in _enclosing_functions(info.scope.parent))}
 
 
 def _enclosing_functions(scope: Scope | None) -> list[FunctionInfo]:
