@@ -277,3 +277,14 @@ def test_predict_batch_udf_pickles_its_function_with_the_globals_it_reads() -> N
         "score = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n"
     )
     assert findings(source) == [(15, "TFP103")]
+
+
+def test_a_decorated_pandas_udf_runs_in_fresh_workers() -> None:
+    source = SPARK_HEAD + (
+        "driver_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\ndriver_model(tf.ones((1, 1)))\n\n"
+        "@pandas_udf('double')\ndef score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n" + GROWTH_THEN_LOAD
+        + "    for batch in batches:\n        yield batch\n\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "spark.range(8).select(score('id')).show()  # a column expression: the body runs in the workers\n"
+    )
+    assert findings(source) == []

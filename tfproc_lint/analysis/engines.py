@@ -25,6 +25,7 @@ from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 
 ENGINE_NOUNS = {"ray": "Ray", "dask": "Dask", "spark": "Spark"}
 _MAX_DEPTH = 8
+_TASK_DECORATORS = api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.DASK_DELAYED | {api.RAY_REMOTE}
 # client.submit / client.map keywords that configure the task rather than reach the function.
 _DASK_TASK_OPTIONS = frozenset({"key", "workers", "resources", "retries", "priority", "allow_other_workers",
                                 "pure", "fifo_timeout", "actor", "actors", "annotations", "batch_size"})
@@ -105,6 +106,20 @@ class EngineRoutes:
             name = self.classifier.qualified_name(call.func if call else target, scope or info.scope, 10**9)
             if name == api.RAY_REMOTE:
                 return call if call is not None else True
+        return False
+
+    def wraps_as_task(self, info: FunctionInfo) -> bool:
+        """Decorated with `@udf`, `@pandas_udf`, `@ray.remote` or `@dask.delayed` (bare or called):
+        calling the function in the driver makes a column expression, a Ray error or a delayed
+        task; its body runs in the engine's workers."""
+        if not self.active:
+            return False
+        scope = info.scope.parent or info.scope
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            head = target.func if isinstance(target, cst.Call) else target
+            if self.classifier.qualified_name(head, scope, 10**9) in _TASK_DECORATORS:
+                return True
         return False
 
     def _ray_submit(self, site: CallSite, func: cst.Attribute) -> Crossing | None:
@@ -380,7 +395,7 @@ def worker_functions(analysis) -> set[FunctionInfo]:
     found = set()
     for crossing in analysis.crossings:
         if is_engine(crossing) and crossing.callable is not None:
-            worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+            worker = task_worker(analysis, crossing)  # a decorated udf: the function it wraps
             if worker.function is not None:
                 found.add(worker.function)
     routes = analysis.engine_routes

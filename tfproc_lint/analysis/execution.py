@@ -307,6 +307,8 @@ class ExecutionWalk:
         site = self.analysis.site(call)
         if site is not None and depth < MAX_CALL_DEPTH:
             callee = self.analysis.callee(call, site)
+            if callee is not None and self.analysis.engine_routes.wraps_as_task(callee):
+                callee = None  # calling a udf or a Ray task in the driver does not run its body here
             if callee is not None:
                 after = self.function(callee, state, graph, depth + 1)
                 if after is UNREACHABLE:
