@@ -218,7 +218,10 @@ def test_an_engine_without_tensorflow_is_skipped() -> None:
     assert not prefilter.may_match("import ray\nray.init()\n")
 
 
-ROW_LOAD = "def score(row):\n    model = tf.keras.models.load_model('m.keras')\n    return float(model.predict([[row]])[0, 0])\n\n"
+ROW_LOAD = (
+    "def score(row):\n    model = tf.keras.models.load_model('m.keras')\n"
+    "    return float(model.predict([[row]])[0, 0])\n\n"
+)
 
 
 def test_spark_context_imported_from_its_module() -> None:
@@ -257,7 +260,8 @@ GROWTH_THEN_LOAD = (
 
 
 @pytest.mark.parametrize("hand_over", [
-    "from pyspark.ml.functions import predict_batch_udf\nscore = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n",
+    "from pyspark.ml.functions import predict_batch_udf\n"
+    "score = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n",
     "from tensorflowonspark import TFCluster\ncluster = TFCluster.run(sc, make_predict, None, 2)\n",
 ])
 def test_settings_in_functions_run_by_spark_workers_start_fresh(hand_over: str) -> None:
@@ -288,3 +292,49 @@ def test_a_decorated_pandas_udf_runs_in_fresh_workers() -> None:
         "spark.range(8).select(score('id')).show()  # a column expression: the body runs in the workers\n"
     )
     assert findings(source) == []
+
+
+DELAYED_HEAD = """\
+import dask
+import numpy as np
+import tensorflow as tf
+from dask.distributed import Client
+
+def build(width):
+    return tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(width)])
+
+@dask.delayed
+def fitted(width):
+    model = build(width)
+    model.compile(optimizer='adam', loss='mse')
+    return model
+
+@dask.delayed
+def fitted_weights(width):
+    return build(width).get_weights()
+
+@dask.delayed
+def score(x):
+    model = tf.keras.models.load_model('m.keras')
+    return model.predict(x)
+
+"""
+
+
+def test_a_keras_model_returned_by_a_dask_task_under_a_client() -> None:
+    main = "if __name__ == '__main__':\n    client = Client()\n    dask.compute(fitted(8), fitted_weights(8))\n"
+    source = DELAYED_HEAD + main
+    assert findings(source) == [(13, "TFP102")]
+    assert "returned by a Dask task" in messages(source)[0]
+    assert findings(DELAYED_HEAD + main.replace("    client = Client()\n", "")) == []  # threads: nothing moves
+
+
+def test_a_delayed_function_called_in_a_loop_loads_per_call() -> None:
+    source = DELAYED_HEAD + (
+        "@dask.delayed\ndef untrained(seed):\n    inputs = tf.keras.Input((4,))\n"
+        "    model = tf.keras.Model(inputs=inputs, outputs=tf.keras.layers.Dense(1)(inputs))\n    return model\n\n"
+        "if __name__ == '__main__':\n    client = Client()\n"
+        "    dask.compute(*[score(np.ones((1, 4))) for _ in range(8)], *[untrained(s) for s in range(8)])\n"
+    )
+    # building the model a task returns is the task's product, not a load to hoist
+    assert findings(source) == [(28, "TFP102"), (32, "TFP301")]

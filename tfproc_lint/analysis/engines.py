@@ -21,7 +21,7 @@ from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import Classifier, Value, keyword
-from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
+from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names, returns_in
 
 ENGINE_NOUNS = {"ray": "Ray", "dask": "Dask", "spark": "Spark"}
 _MAX_DEPTH = 8
@@ -92,8 +92,35 @@ class EngineRoutes:
                 return [crossing]
         if isinstance(func, cst.Attribute):
             crossing = self._method(site, func)
-            return [crossing] if crossing else []
+            if crossing is not None:
+                return [crossing]
+        if isinstance(func, cst.Name):  # a function of this module decorated with @dask.delayed
+            bindings = self.symbols.bindings_at(func.value, site.scope, site.order)
+            info = self.symbols.functions.get(bindings[0].value) if len(bindings) == 1 \
+                and bindings[0].kind == "def" else None
+            if info is not None and self._delayed(info):
+                crossing = Crossing("a @dask.delayed function", call, site,
+                                    _owner("dask", call, "one", "delayed", info=info), "always")
+                crossing.callable, crossing.callable_scope = func, site.scope
+                crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
+                return [crossing]
         return []
+
+    def _delayed(self, info: FunctionInfo) -> bool:
+        scope = info.scope.parent or info.scope
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            head = target.func if isinstance(target, cst.Call) else target
+            if self.classifier.qualified_name(head, scope, 10**9) in api.DASK_DELAYED:
+                return True
+        return False
+
+    @cached_property
+    def makes_dask_client(self) -> bool:
+        """The module makes or gets a distributed Client: Dask's scheduler then moves task results
+        between processes with its own serializers."""
+        return any(api.ENGINE_FACTORIES.get(self.classifier.qualified_name(site.node.func, site.scope, site.order)
+                                            or "") == "dask.client" for site in self.symbols.calls)
 
     # Ray --------------------------------------------------------------------------------------------
     def ray_remote_options(self, info: FunctionInfo | ClassInfo) -> cst.Call | bool:
@@ -496,6 +523,40 @@ def sent_state_message(analysis, crossing: Crossing, node, value: Value) -> str 
         return None
     return (f"{STATE_NOUNS[value.kind]} `{analysis.code(node, 30)}` sent to {ENGINE_NOUNS[engine(crossing)]} "
             f"workers by {crossing.route}: {happens}; {REMEDIES[engine(crossing)]}")
+
+
+def returned_keras_models(analysis, crossing: Crossing):
+    """(node, message) for each Keras model a Dask task function returns, when the module makes a
+    distributed Client: Dask's own Keras serializer, which it prefers to pickle for a result,
+    raises AttributeError ('_updated_config') under Keras 3 (measured)."""
+    if engine(crossing) != "dask" or crossing.callable is None or not analysis.engine_routes.makes_dask_client:
+        return
+    function = task_worker(analysis, crossing).function
+    if function is None:
+        return
+    for node in returns_in(function.node.body):
+        if node.value is not None and returns_state(analysis, function, node.value, {Kind.KERAS_MODEL}):
+            yield node.value, (
+                f"Keras model `{analysis.code(node.value, 30)}` returned by a Dask task "
+                f"(`{analysis.code(crossing.callable, 30)}`, line {analysis.line_of(crossing.call)}): Dask's own "
+                "Keras serializer raises AttributeError ('_updated_config') under Keras 3, so the result never "
+                "reaches the client; save the model in the task and return its path, or return "
+                "model.get_weights()")
+
+
+def returns_state(analysis, function: FunctionInfo, node=None, kinds=STATE, depth: int = 0) -> bool:
+    """The function returns TF state of these kinds (`node`: one of its return values; else any),
+    also through a same-file function whose result it returns."""
+    values = [node] if node is not None else [r.value for r in returns_in(function.node.body) if r.value is not None]
+    for value_node in values:
+        if analysis.classifier.classify(value_node, function.scope, 10**9).kind in kinds:
+            return True
+        site = analysis.site(value_node) if isinstance(value_node, cst.Call) else None
+        callee = analysis.callee(value_node, site) if site is not None else None
+        if callee is not None and callee is not function and depth < 2 \
+                and returns_state(analysis, callee, None, kinds, depth + 1):
+            return True
+    return False
 
 
 def captured_globals(analysis, crossing: Crossing, body: cst.CSTNode, scope: Scope) -> tuple[cst.Name, Value] | None:
