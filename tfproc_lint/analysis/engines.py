@@ -539,9 +539,9 @@ def returned_keras_models(analysis, crossing: Crossing):
             yield node.value, (
                 f"Keras model `{analysis.code(node.value, 30)}` returned by a Dask task "
                 f"(`{analysis.code(crossing.callable, 30)}`, line {analysis.line_of(crossing.call)}): Dask's own "
-                "Keras serializer raises AttributeError ('_updated_config') under Keras 3, so the result never "
-                "reaches the client; save the model in the task and return its path, or return "
-                "model.get_weights()")
+                "Keras serializer fails on it under Keras 3 (AttributeError '_updated_config'), so the client "
+                "gets TypeError: Could not serialize object; save the model in the task and return its path, "
+                "or return model.get_weights()")
 
 
 def returns_state(analysis, function: FunctionInfo, node=None, kinds=STATE, depth: int = 0) -> bool:
