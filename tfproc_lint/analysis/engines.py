@@ -94,17 +94,23 @@ class EngineRoutes:
             crossing = self._method(site, func)
             if crossing is not None:
                 return [crossing]
-        if isinstance(func, cst.Name):  # a function of this module decorated with @dask.delayed
-            bindings = self.symbols.bindings_at(func.value, site.scope, site.order)
-            info = self.symbols.functions.get(bindings[0].value) if len(bindings) == 1 \
-                and bindings[0].kind == "def" else None
-            if info is not None and self._delayed(info):
-                crossing = Crossing("a @dask.delayed function", call, site,
-                                    _owner("dask", call, "one", "delayed", info=info), "always")
-                crossing.callable, crossing.callable_scope = func, site.scope
-                crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
-                return [crossing]
+        info = self.function_named(func, site.scope, site.order)  # a function decorated with @dask.delayed
+        if info is not None and self._delayed(info):
+            crossing = Crossing("a @dask.delayed function", call, site,
+                                _owner("dask", call, "one", "delayed", info=info), "always")
+            crossing.callable, crossing.callable_scope = func, site.scope
+            crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
+            return [crossing]
         return []
+
+    def function_named(self, node, scope: Scope, order: int) -> FunctionInfo | None:
+        """The function of this module a bare name is bound to by its `def`, and to nothing else."""
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.symbols.bindings_at(node.value, scope, order)
+        if len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        return self.symbols.functions.get(bindings[0].value)
 
     def _delayed(self, info: FunctionInfo) -> bool:
         scope = info.scope.parent or info.scope
@@ -452,10 +458,9 @@ def fresh_process_functions(analysis) -> set[FunctionInfo]:
             called.add(callee)
             continue
         for arg in site.node.args:
-            if isinstance(arg.value, cst.Name):
-                value = analysis.classifier.classify(arg.value, site.scope, site.order)
-                if value.kind is Kind.FUNCTION and isinstance(value.info, FunctionInfo):
-                    handed.add(value.info)
+            info = routes.function_named(arg.value, site.scope, site.order)
+            if info is not None:
+                handed.add(info)
     found |= handed - called
     return {info for info in analysis.symbols.functions.values()
             if info in found or any(outer in found for outer in _enclosing_functions(info.scope.parent))}
