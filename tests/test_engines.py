@@ -216,3 +216,125 @@ def test_a_tensorflow_file_importing_an_engine_passes_the_prefilter(module: str)
 
 def test_an_engine_without_tensorflow_is_skipped() -> None:
     assert not prefilter.may_match("import ray\nray.init()\n")
+
+
+ROW_LOAD = (
+    "def score(row):\n    model = tf.keras.models.load_model('m.keras')\n"
+    "    return float(model.predict([[row]])[0, 0])\n\n"
+)
+
+
+def test_spark_context_imported_from_its_module() -> None:
+    source = SPARK_HEAD + "from pyspark.context import SparkContext\n\n" + ROW_LOAD + (
+        "if __name__ == '__main__':\n    sc = SparkContext(appName='score')\n"
+        "    sc.textFile('rows.txt').map(score).collect()\n"
+    )
+    assert findings(source) == [(16, "TFP301")]
+
+
+def test_spark_read_gives_a_dataframe() -> None:
+    source = SPARK_HEAD.replace("from pyspark.sql import", "from pyspark.sql.session import") + ROW_LOAD + (
+        "if __name__ == '__main__':\n    spark = SparkSession.builder.getOrCreate()\n"
+        "    df = spark.read.option('header', True).csv('rows.csv')\n"
+        "    df.rdd.map(score).collect()\n"
+        "    spark.read.parquet('rows').mapInPandas(lambda it: it, 'x double').collect()\n"
+    )
+    assert findings(source) == [(15, "TFP301")]
+
+
+def test_spark_udf_given_its_return_type_first() -> None:
+    source = SPARK_HEAD + "from pyspark.sql.types import DoubleType\n\n" + ROW_LOAD + (
+        "def batches(it: Iterator[pd.Series]) -> Iterator[pd.Series]:\n"
+        "    model = tf.keras.models.load_model('m.keras')\n    for b in it:\n        yield b\n\n"
+        "return_type = 'double'\nrow_udf = udf(DoubleType())(score)\n"
+        "batch_udf = pandas_udf(return_type)(batches)\n"
+    )
+    assert findings(source) == [(20, "TFP301")]
+
+
+GROWTH_THEN_LOAD = (
+    "    for gpu in tf.config.list_physical_devices('GPU'):\n"
+    "        tf.config.experimental.set_memory_growth(gpu, True)\n"
+    "    model = tf.keras.models.load_model('m.keras')\n"
+)
+
+
+@pytest.mark.parametrize("hand_over", [
+    "from pyspark.ml.functions import predict_batch_udf\n"
+    "score = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n",
+    "from tensorflowonspark import TFCluster\ncluster = TFCluster.run(sc, make_predict, None, 2)\n",
+])
+def test_settings_in_functions_run_by_spark_workers_start_fresh(hand_over: str) -> None:
+    """The driver started the runtime, but these functions run in Spark's Python workers."""
+    source = SPARK_HEAD + "from pyspark import SparkContext\n\nsc = SparkContext()\n" + (
+        "driver_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\ndriver_model(tf.ones((1, 1)))\n\n"
+        "def make_predict():\n" + GROWTH_THEN_LOAD + "    return model.predict\n\n" + hand_over
+    )
+    assert findings(source) == []
+    called_in_the_driver = source + "make_predict()\n"
+    assert findings(called_in_the_driver) == [(16, "TFP402")]
+
+
+def test_predict_batch_udf_pickles_its_function_with_the_globals_it_reads() -> None:
+    source = SPARK_HEAD + "from pyspark.ml.functions import predict_batch_udf\n\n" + (
+        "sess = tf.compat.v1.Session()\n\ndef make_predict():\n    return lambda x: sess.run('y:0', {'x:0': x})\n\n"
+        "score = predict_batch_udf(make_predict, return_type='double', batch_size=64)\n"
+    )
+    assert findings(source) == [(15, "TFP103")]
+
+
+def test_a_decorated_pandas_udf_runs_in_fresh_workers() -> None:
+    source = SPARK_HEAD + (
+        "driver_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\ndriver_model(tf.ones((1, 1)))\n\n"
+        "@pandas_udf('double')\ndef score(batches: Iterator[pd.Series]) -> Iterator[pd.Series]:\n" + GROWTH_THEN_LOAD
+        + "    for batch in batches:\n        yield batch\n\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "spark.range(8).select(score('id')).show()  # a column expression: the body runs in the workers\n"
+    )
+    assert findings(source) == []
+
+
+DELAYED_HEAD = """\
+import dask
+import numpy as np
+import tensorflow as tf
+from dask.distributed import Client
+
+def build(width):
+    return tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(width)])
+
+@dask.delayed
+def fitted(width):
+    model = build(width)
+    model.compile(optimizer='adam', loss='mse')
+    return model
+
+@dask.delayed
+def fitted_weights(width):
+    return build(width).get_weights()
+
+@dask.delayed
+def score(x):
+    model = tf.keras.models.load_model('m.keras')
+    return model.predict(x)
+
+"""
+
+
+def test_a_keras_model_returned_by_a_dask_task_under_a_client() -> None:
+    main = "if __name__ == '__main__':\n    client = Client()\n    dask.compute(fitted(8), fitted_weights(8))\n"
+    source = DELAYED_HEAD + main
+    assert findings(source) == [(13, "TFP102")]
+    assert "returned by a Dask task" in messages(source)[0]
+    assert findings(DELAYED_HEAD + main.replace("    client = Client()\n", "")) == []  # threads: nothing moves
+
+
+def test_a_delayed_function_called_in_a_loop_loads_per_call() -> None:
+    source = DELAYED_HEAD + (
+        "@dask.delayed\ndef untrained(seed):\n    inputs = tf.keras.Input((4,))\n"
+        "    model = tf.keras.Model(inputs=inputs, outputs=tf.keras.layers.Dense(1)(inputs))\n    return model\n\n"
+        "if __name__ == '__main__':\n    client = Client()\n"
+        "    dask.compute(*[score(np.ones((1, 4))) for _ in range(8)], *[untrained(s) for s in range(8)])\n"
+    )
+    # building the model a task returns is the task's product, not a load to hoist
+    assert findings(source) == [(28, "TFP102"), (32, "TFP301")]

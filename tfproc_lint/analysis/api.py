@@ -402,6 +402,7 @@ RAY_GPU_OPTION = "num_gpus"
 # Engine objects: what a library call returns (a client, a context, a distributed collection).
 ENGINE_FACTORIES: dict[str, str] = {
     "distributed.Client": "dask.client",
+    "distributed.client.Client": "dask.client",
     "dask.distributed.Client": "dask.client",
     "distributed.get_client": "dask.client",
     "dask.distributed.get_client": "dask.client",
@@ -414,7 +415,10 @@ ENGINE_FACTORIES: dict[str, str] = {
     "dask.array.from_array": "dask.array",
     "pyspark.SparkContext": "spark.context",
     "pyspark.SparkContext.getOrCreate": "spark.context",
+    "pyspark.context.SparkContext": "spark.context",  # the module path scripts import it from
+    "pyspark.context.SparkContext.getOrCreate": "spark.context",
     "pyspark.sql.SparkSession.builder": "spark.builder",
+    "pyspark.sql.session.SparkSession.builder": "spark.builder",
     "ray.data.range": "ray.dataset",
     "ray.data.from_items": "ray.dataset",
     "ray.data.from_numpy": "ray.dataset",
@@ -436,6 +440,7 @@ ENGINE_OBJECT_CLASSES = {
     "spark.builder": "pyspark.sql.SparkSession.Builder",
     "spark.rdd": "pyspark.RDD",
     "spark.dataframe": "pyspark.sql.DataFrame",
+    "spark.reader": "pyspark.sql.readwriter.DataFrameReader",
     "ray.dataset": "ray.data.Dataset",
 }
 # (object, method or attribute) -> the object it gives; "*" stands for any other method.
@@ -452,6 +457,12 @@ ENGINE_PRODUCES: dict[tuple[str, str], str] = {
     ("spark.session", "range"): "spark.dataframe",
     ("spark.session", "sql"): "spark.dataframe",
     ("spark.session", "table"): "spark.dataframe",
+    ("spark.session", "read"): "spark.reader",  # spark.read.option(...).parquet(path)
+    ("spark.reader", "format"): "spark.reader",
+    ("spark.reader", "option"): "spark.reader",
+    ("spark.reader", "options"): "spark.reader",
+    ("spark.reader", "schema"): "spark.reader",
+    ("spark.reader", "*"): "spark.dataframe",
     ("spark.dataframe", "rdd"): "spark.rdd",
     ("spark.rdd", "toDF"): "spark.dataframe",
     ("spark.rdd", "*"): "spark.rdd",
@@ -499,6 +510,9 @@ DASK_KERAS_BROKEN_SENDS = frozenset({"scatter"})
 # parameter is annotated `Iterator[...]` runs once per partition's stream of batches.
 SPARK_ROW_UDFS = frozenset({"pyspark.sql.functions.udf"})
 SPARK_PANDAS_UDFS = frozenset({"pyspark.sql.functions.pandas_udf"})
+# Spark ML's `predict_batch_udf(make_predict_fn, ...)`: Spark calls `make_predict_fn` once per
+# Python worker (and caches what it returns), then the function it returns once per batch.
+SPARK_PREDICT_BATCH_UDFS = frozenset({"pyspark.ml.functions.predict_batch_udf"})
 SPARK_PANDAS_UDF_TYPES = ("pyspark.sql.functions.PandasUDFType.",)
 SPARK_ITERATOR_UDF_TYPES = ("_ITER",)  # PandasUDFType.SCALAR_ITER, MAP_ITER: once per partition
 ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typing.Iterable",

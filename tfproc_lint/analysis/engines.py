@@ -22,11 +22,12 @@ from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Route, RouteKind, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import Value, keyword
-from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
+from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names, returns_in
 from tfproc_lint.analysis.workers import Worker, WorkerKind
 
 ENGINE_NOUNS = {"ray": "Ray", "dask": "Dask", "spark": "Spark"}
 _MAX_DEPTH = 8
+_TASK_DECORATORS = api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.DASK_DELAYED | {api.RAY_REMOTE}
 # client.submit / client.map keywords that configure the task rather than reach the function.
 _DASK_TASK_OPTIONS = frozenset({"key", "workers", "resources", "retries", "priority", "allow_other_workers",
                                 "pure", "fifo_timeout", "actor", "actors", "annotations", "batch_size"})
@@ -53,6 +54,14 @@ class EngineRoutes:
                     found[decorator.decorator] = info
         return found
 
+    @cached_property
+    def _called_calls(self) -> set[int]:
+        """Calls whose result is called at once: `pandas_udf(DoubleType())` in `pandas_udf(...)(f)`."""
+        return {id(site.node.func) for site in self.symbols.calls if isinstance(site.node.func, cst.Call)}
+
+    def _returns_curried(self, call: cst.Call) -> bool:
+        return id(call) in self._called_calls
+
     def crossings(self, site: CallSite) -> list[Crossing]:
         if not self.active:
             return []
@@ -70,8 +79,16 @@ class EngineRoutes:
         if name in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS:
             crossing = self._spark_udf(site, name)
             return [crossing] if crossing else []
+        if name in api.SPARK_PREDICT_BATCH_UDFS and call.args:  # make_predict_fn: once per worker
+            crossing = Crossing(_route("predict_batch_udf"), call, site, _owner("spark", call, "per-worker", "udf"),
+                                Pickling.ALWAYS)
+            crossing.callable, crossing.callable_scope = call.args[0].value, site.scope
+            return [crossing]
         if isinstance(func, cst.Call) and func.args:
             inner = self.classifier.qualified_name(func.func, site.scope, site.order)
+            if inner in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS and call.args:  # udf(DoubleType())(f)
+                crossing = self._spark_udf(site, inner, func, call.args[0].value)
+                return [crossing] if crossing else []
             if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
                 crossing = Crossing(_route("dask.delayed"), call, site, _owner("dask", call, "one", "delayed"),
                                     Pickling.ALWAYS)
@@ -80,8 +97,41 @@ class EngineRoutes:
                 return [crossing]
         if isinstance(func, cst.Attribute):
             crossing = self._method(site, func)
-            return [crossing] if crossing else []
+            if crossing is not None:
+                return [crossing]
+        info = self.function_named(func, site.scope, site.order)  # a function decorated with @dask.delayed
+        if info is not None and self._delayed(info):
+            crossing = Crossing(_route("a @dask.delayed function"), call, site,
+                                _owner("dask", call, "one", "delayed", info=info), Pickling.ALWAYS)
+            crossing.callable, crossing.callable_scope = func, site.scope
+            crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
+            return [crossing]
         return []
+
+    def function_named(self, node, scope: Scope, order: int) -> FunctionInfo | None:
+        """The function of this module a bare name is bound to by its `def`, and to nothing else."""
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.symbols.bindings_at(node.value, scope, order)
+        if len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        return self.symbols.functions.get(bindings[0].value)
+
+    def _delayed(self, info: FunctionInfo) -> bool:
+        scope = info.scope.parent or info.scope
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            head = target.func if isinstance(target, cst.Call) else target
+            if self.classifier.qualified_name(head, scope, 10**9) in api.DASK_DELAYED:
+                return True
+        return False
+
+    @cached_property
+    def makes_dask_client(self) -> bool:
+        """The module makes or gets a distributed Client: Dask's scheduler then moves task results
+        between processes with its own serializers."""
+        return any(api.ENGINE_FACTORIES.get(self.classifier.qualified_name(site.node.func, site.scope, site.order)
+                                            or "") == "dask.client" for site in self.symbols.calls)
 
     # Ray --------------------------------------------------------------------------------------------
     def ray_remote_options(self, info: FunctionInfo | ClassInfo) -> cst.Call | bool:
@@ -95,6 +145,20 @@ class EngineRoutes:
                                                   self.symbols.end_of_file)
             if name == api.RAY_REMOTE:
                 return call if call is not None else True
+        return False
+
+    def wraps_as_task(self, info: FunctionInfo) -> bool:
+        """Decorated with `@udf`, `@pandas_udf`, `@ray.remote` or `@dask.delayed` (bare or called):
+        calling the function in the driver makes a column expression, a Ray error or a delayed
+        task; its body runs in the engine's workers."""
+        if not self.active:
+            return False
+        scope = info.scope.parent or info.scope
+        for decorator in info.node.decorators:
+            target = decorator.decorator
+            head = target.func if isinstance(target, cst.Call) else target
+            if self.classifier.qualified_name(head, scope, 10**9) in _TASK_DECORATORS:
+                return True
         return False
 
     def _ray_submit(self, site: CallSite, func: cst.Attribute) -> Crossing | None:
@@ -200,23 +264,30 @@ class EngineRoutes:
         elif not per_item:
             crossing.sent.append(Sent(node, scope))
 
-    def _spark_udf(self, site: CallSite, name: str) -> Crossing | None:
-        """`udf(f, "double")`, `pandas_udf(f, "double")`, or the decorator call `@udf("double")`."""
+    def _spark_udf(self, site: CallSite, name: str, options: cst.Call | None = None,
+                   wrapped: cst.BaseExpression | None = None) -> Crossing | None:
+        """`udf(f, "double")`, `pandas_udf(f, "double")`, the decorator call `@udf("double")`, or
+        `options`, a `udf(returnType)` call, applied to `wrapped`: `udf(DoubleType())(f)`."""
         call = site.node
-        decorated = self._decorated_udfs.get(call)
+        decorated = self._decorated_udfs.get(call) if options is None else None
+        candidate = wrapped if options is not None else call.args[0].value if call.args else None
         if decorated is not None:
             function_node, info = decorated.node.name, decorated
             scope = decorated.scope.parent or site.scope
-        elif call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute, cst.Lambda)):
-            function_node, scope = call.args[0].value, site.scope
+        elif isinstance(candidate, (cst.Name, cst.Attribute, cst.Lambda)):
+            function_node, scope = candidate, site.scope
             value = self.classifier.classify(function_node, scope, site.order)
+            if value.kind is not Kind.FUNCTION and not isinstance(candidate, cst.Lambda) \
+                    and self._returns_curried(call):
+                return None  # `pandas_udf(return_type)`: its result is called with the function
             info = value.info if value.kind is Kind.FUNCTION else None
         else:
             return None
         if name in api.SPARK_ROW_UDFS:
             tasks, route = "per-row", "a Spark udf"
         else:
-            iterator = (info is not None and self._takes_iterator(info)) or self._iterator_type(call, site)
+            iterator = (info is not None and self._takes_iterator(info)) \
+                or self._iterator_type(options if options is not None else call, site)
             tasks, route = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
         crossing = Crossing(_route(route), call, site, _owner("spark", call, tasks, "udf", info=info), Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = function_node, scope
@@ -364,7 +435,7 @@ def worker_functions(analysis) -> set[FunctionInfo]:
     found = set()
     for crossing in analysis.crossings:
         if is_engine(crossing) and crossing.callable is not None:
-            worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+            worker = task_worker(analysis, crossing)  # a decorated udf: the function it wraps
             if worker.function is not None:
                 found.add(worker.function)
     routes = analysis.engine_routes
@@ -375,6 +446,31 @@ def worker_functions(analysis) -> set[FunctionInfo]:
                     klass is not None and routes.ray_remote_options(klass) is not False):
                 found.add(info)
     return found
+
+
+def fresh_process_functions(analysis) -> set[FunctionInfo]:
+    """Functions that run in an engine's worker processes, where the driver's runtime never
+    started: the engine unpickles them there instead of re-running the driver's module. These are
+    the engine's task functions, and, in a module that uses an engine, a function never called in
+    the file but handed to a call of other code (`TFCluster.run(sc, main_fun, ...)`, a helper
+    that starts servers on the executors), with the functions nested in them."""
+    routes = analysis.engine_routes
+    if not routes.active:
+        return set()
+    found = worker_functions(analysis)
+    called, handed = set(), set()
+    for site in analysis.symbols.calls:
+        callee = analysis.callee(site.node, site)
+        if callee is not None:
+            called.add(callee)
+            continue
+        for arg in site.node.args:
+            info = routes.function_named(arg.value, site.scope, site.order)
+            if info is not None:
+                handed.add(info)
+    found |= handed - called
+    return {info for info in analysis.symbols.functions.values()
+            if info in found or any(outer in found for outer in _enclosing_functions(info.scope.parent))}
 
 
 def _enclosing_functions(scope: Scope | None) -> list[FunctionInfo]:
@@ -439,6 +535,40 @@ def sent_state_message(analysis, crossing: Crossing, node, value: Value) -> str 
         return None
     return (f"{STATE_NOUNS[value.kind]} `{analysis.code(node, 30)}` sent to {ENGINE_NOUNS[engine(crossing)]} "
             f"workers by {crossing.route}: {happens}; {REMEDIES[engine(crossing)]}")
+
+
+def returned_keras_models(analysis, crossing: Crossing):
+    """(node, message) for each Keras model a Dask task function returns, when the module makes a
+    distributed Client: Dask's own Keras serializer, which it prefers to pickle for a result,
+    raises AttributeError ('_updated_config') under Keras 3 (measured)."""
+    if engine(crossing) != "dask" or crossing.callable is None or not analysis.engine_routes.makes_dask_client:
+        return
+    function = task_worker(analysis, crossing).function
+    if function is None:
+        return
+    for node in returns_in(function.node.body):
+        if node.value is not None and returns_state(analysis, function, node.value, {Kind.KERAS_MODEL}):
+            yield node.value, (
+                f"Keras model `{analysis.code(node.value, 30)}` returned by a Dask task "
+                f"(`{analysis.code(crossing.callable, 30)}`, line {analysis.line_of(crossing.call)}): Dask's own "
+                "Keras serializer fails on it under Keras 3 (AttributeError '_updated_config'), so the client "
+                "gets TypeError: Could not serialize object; save the model in the task and return its path, "
+                "or return model.get_weights()")
+
+
+def returns_state(analysis, function: FunctionInfo, node=None, kinds=STATE, depth: int = 0) -> bool:
+    """The function returns TF state of these kinds (`node`: one of its return values; else any),
+    also through a same-file function whose result it returns."""
+    values = [node] if node is not None else [r.value for r in returns_in(function.node.body) if r.value is not None]
+    for value_node in values:
+        if analysis.classifier.classify(value_node, function.scope, 10**9).kind in kinds:
+            return True
+        site = analysis.site(value_node) if isinstance(value_node, cst.Call) else None
+        callee = analysis.callee(value_node, site) if site is not None else None
+        if callee is not None and callee is not function and depth < 2 \
+                and returns_state(analysis, callee, None, kinds, depth + 1):
+            return True
+    return False
 
 
 def captured_globals(analysis, crossing: Crossing, body: cst.CSTNode, scope: Scope) -> tuple[cst.Name, Value] | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, engines
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 
@@ -140,11 +140,13 @@ class ExecutionWalk:
                 if isinstance(after, RuntimeStart):
                     for task in tasks:
                         self.function(task, after, False, depth=1)
-        # Functions the module's own flow never reaches may be entry points of their own.
+        # Functions the module's own flow never reaches may be entry points of their own; those
+        # that run in an engine's worker processes start there with nothing started.
         reached = {key[0] for key in self._summaries}
+        fresh = engines.fresh_process_functions(self.analysis)
         for info in self.analysis.symbols.functions.values():
             if info.node not in reached:
-                self.function(info, on_import, False, depth=1)
+                self.function(info, None if info in fresh else on_import, False, depth=1)
 
     def runs_on_import(self, node: cst.CSTNode) -> bool:
         """The call runs when the module is imported (outside the `__main__` block), directly
@@ -306,6 +308,8 @@ class ExecutionWalk:
         site = self.analysis.site(call)
         if site is not None and depth < MAX_CALL_DEPTH:
             callee = self.analysis.callee(call, site)
+            if callee is not None and self.analysis.engine_routes.wraps_as_task(callee):
+                callee = None  # calling a udf or a Ray task in the driver does not run its body here
             if callee is not None:
                 after = self.function(callee, state, graph, depth + 1)
                 if after is UNREACHABLE:

@@ -56,7 +56,9 @@ class RuntimeStateCrossesProcess(Rule):
         "once. A tf.function already called in the driver (traced) fails (Ray: `Could not "
         "serialize the argument`; Dask: `Could not serialize object`), so does a Dataset; and "
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
-        "(`AttributeError: '_updated_config'`). Example (Dask):"
+        "(`AttributeError: '_updated_config'`), as does a Keras model a Dask task returns (a "
+        "`@dask.delayed` function, `client.submit`) where the module makes a distributed `Client`. "
+        "Example (Dask):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (
@@ -205,6 +207,8 @@ class RuntimeStateCrossesProcess(Rule):
                 message = engines.sent_state_message(analysis, crossing, node, value)
                 if message is not None:
                     yield Report(node, message)
+        for node, message in engines.returned_keras_models(analysis, crossing):
+            yield Report(node, message)
         if crossing.callable is None:
             return
         value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)

@@ -283,8 +283,8 @@ class MissingWorkerInitializer(Rule):
         if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
             return
         builders = per_task_builders(analysis, worker.function)
-        if not builders or _trains(worker.function):
-            return
+        if not builders or _trains(worker.function) or engines.returns_state(analysis, worker.function):
+            return  # a task whose product is what it builds (trained, or returned) needs its own
         derived = derived_names(worker.function.node)
         if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
             return
