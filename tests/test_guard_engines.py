@@ -191,3 +191,26 @@ def test_spark_gets_the_guards_daemon_unless_the_program_chose_one():
     initialize = engines._spark_context(lambda self, jconf: jconf.settings)
     assert initialize(None, JConf()) == {"spark.python.daemon.module": engines.SPARK_DAEMON}
     assert initialize(None, JConf(**{"spark.python.daemon.module": "mine"})) == {"spark.python.daemon.module": "mine"}
+
+
+def test_dasks_keras_serializer_failure_names_tfp102():
+    keras = pytest.importorskip("keras")  # the real class Dask registers its serializer for
+
+    class Dispatch:
+        def __init__(self):
+            self.registered = {}
+
+        def register(self, cls):
+            return lambda function: self.registered.setdefault(cls, function)
+
+    def serialize_keras_model(model):  # Dask's own, under Keras 3
+        raise AttributeError(f"'{type(model).__name__}' object has no attribute '_updated_config'")
+
+    module = types.SimpleNamespace(serialize_keras_model=serialize_keras_model, dask_serialize=Dispatch())
+    engines.patch_dask_keras(module)
+    assert module.dask_serialize.registered[keras.Model] is module.serialize_keras_model
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    with pytest.raises(AttributeError) as caught:
+        module.serialize_keras_model(model)
+    assert caught.value.code == "TFP102" and "Dask's Keras serializer" in str(caught.value)
+    assert "_updated_config" in str(caught.value.__cause__)

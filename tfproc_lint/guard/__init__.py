@@ -43,7 +43,8 @@ def install() -> None:
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
                  "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
                  "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
-                 "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark})
+                 "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark,
+                 "distributed.protocol.keras": engines.patch_dask_keras})
 
 
 def setup_engine_worker() -> None:

@@ -201,6 +201,33 @@ def patch_dask(distributed) -> None:
           lambda a, k: (None, (a[1:2] or (k.get("data"),), {})))
 
 
+def patch_dask_keras(module) -> None:
+    """Dask serialises a Keras model (a task's argument or its result) with a serializer of its own that
+    Keras 3 models fail (`AttributeError: '_updated_config'`); in a worker the error reaches the
+    driver only as that AttributeError. Name the rule where it happens."""
+    import keras
+
+    original = module.serialize_keras_model
+    if getattr(original, "_tfproc_guard", False):
+        return
+
+    @functools.wraps(original)
+    def serialize_keras_model(model):
+        try:
+            return original(model)
+        except Exception as exc:
+            code, what = objects.kind(model) or ("TFP102", f"a Keras model ({type(model).__qualname__})")
+            cls = errors.crossing_class(code, type(exc))
+            raise cls(f"{code}: {what} cannot be serialised by Dask's Keras serializer (a task's argument or "
+                      f"the result a task returns; {type(exc).__name__}: {exc}). Fix: return or send plain data "
+                      "(model.get_weights(), or a saved model's file path) and rebuild the model where it is "
+                      f"used (tfproc-lint {errors.DOCS.format(code=code)})") from exc
+
+    serialize_keras_model._tfproc_guard = True
+    module.dask_serialize.register(keras.Model)(serialize_keras_model)
+    module.serialize_keras_model = serialize_keras_model
+
+
 def patch_spark(pyspark) -> None:
     import pyspark.broadcast
     import pyspark.serializers
