@@ -122,7 +122,7 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             head = target.func if isinstance(target, cst.Call) else target
-            if self.classifier.qualified_name(head, scope, 10**9) in api.DASK_DELAYED:
+            if self.classifier.qualified_name(head, scope, self.symbols.end_of_file) in api.DASK_DELAYED:
                 return True
         return False
 
@@ -157,7 +157,7 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             head = target.func if isinstance(target, cst.Call) else target
-            if self.classifier.qualified_name(head, scope, 10**9) in _TASK_DECORATORS:
+            if self.classifier.qualified_name(head, scope, self.symbols.end_of_file) in _TASK_DECORATORS:
                 return True
         return False
 
@@ -233,7 +233,7 @@ class EngineRoutes:
         if (receiver, method) in api.ENGINE_SENDS and call.args:
             crossing = Crossing(_route(f"{_receiver_noun(receiver)}.{method}()", method), call, site,
                                 _owner(engine, call, api.ENGINE_SENDS[(receiver, method)], method,
-                                       receiver=func.value), Pickling.ALWAYS)
+                                       receiver=func.value, receiver_type=receiver), Pickling.ALWAYS)
             crossing.sent.append(Sent(call.args[0].value, site.scope))
             return crossing
         task = api.ENGINE_TASK_METHODS.get((receiver, method))
@@ -243,7 +243,7 @@ class EngineRoutes:
         positional_args = [arg for arg in call.args if arg.keyword is None and not arg.star]
         if len(positional_args) <= index:
             return None
-        owner = _owner(engine, call, tasks, method, receiver=func.value)
+        owner = _owner(engine, call, tasks, method, receiver=func.value, receiver_type=receiver)
         route = _route(f"{_receiver_noun(receiver)}.{method}()", method)
         crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
@@ -486,6 +486,8 @@ def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured:
     """What the engine raises for TF state `value` crossing, or None when it travels (a Keras
     model, a loaded SavedModel, an untraced tf.function)."""
     name = engine(crossing)
+    if name == "dask" and not dask_pickles(analysis, crossing):
+        return None
     if value.kind is Kind.KERAS_MODEL:
         if name == "dask" and crossing.owner.extra.get("method") in api.DASK_KERAS_BROKEN_SENDS:
             return ("Dask's own Keras serializer raises AttributeError ('_updated_config') under Keras 3, "
@@ -508,6 +510,19 @@ def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured:
     if value.kind is Kind.DATASET:
         return f"{error} (a Dataset does not pickle: InvalidArgumentError on its variant tensor)"
     return f"{error} (cannot pickle 'Graph' object)"
+
+
+# Dask's default schedulers: threads in this process for delayed functions, arrays and dataframes (nothing
+# is pickled), processes for bags; a distributed Client makes every collection run on its workers.
+DASK_THREADED = ("delayed", "dask.collection", "dask.array")
+
+
+def dask_pickles(analysis, crossing: Crossing) -> bool:
+    """Whether Dask pickles what this crossing sends: under a distributed Client, or for a bag."""
+    if analysis.engine_routes.makes_dask_client:
+        return True
+    extra = crossing.owner.extra
+    return extra.get("method") not in DASK_THREADED and extra.get("receiver_type") not in DASK_THREADED
 
 
 REMEDIES = {
@@ -561,7 +576,7 @@ def returns_state(analysis, function: FunctionInfo, node=None, kinds=STATE, dept
     also through a same-file function whose result it returns."""
     values = [node] if node is not None else [r.value for r in returns_in(function.node.body) if r.value is not None]
     for value_node in values:
-        if analysis.classifier.classify(value_node, function.scope, 10**9).kind in kinds:
+        if analysis.classifier.classify(value_node, function.scope, analysis.symbols.end_of_file).kind in kinds:
             return True
         site = analysis.site(value_node) if isinstance(value_node, cst.Call) else None
         callee = analysis.callee(value_node, site) if site is not None else None
