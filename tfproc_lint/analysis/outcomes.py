@@ -64,8 +64,8 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
             return None  # a bare graph inherited by fork works as long as no session ran (TFP201)
         return FORK_HANG
     if kind is Kind.KERAS_MODEL:
-        per_task = crossing.pickled is Pickling.ALWAYS and (crossing.route.is_pool_task
-                                                     or crossing.route.kind is RouteKind.JOBLIB)
+        per_task = crossing.pickled is Pickling.ALWAYS and (
+            crossing.route.is_pool_task or crossing.route.kind is RouteKind.JOBLIB)
         caveat = " (unregistered custom layers kill the worker and hang the pool)" \
             if crossing.route.kind is RouteKind.POOL_TASK else ""  # measured for multiprocessing pools
         return f"the whole model is pickled {'for every task' if per_task else 'into the worker'}{caveat}"
