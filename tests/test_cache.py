@@ -238,8 +238,8 @@ def settled(monkeypatch) -> None:
     monkeypatch.setattr(cache_module, "RACY_SECONDS", -3600.0)
 
 
-def test_the_file_index_answers_for_unchanged_files_without_reading_them(project, settled, read, analysed,
-                                                                        capsys) -> None:
+def test_the_file_index_answers_for_unchanged_files_without_reading_them(
+        project, settled, read, analysed, capsys) -> None:
     first = check(capsys, ".")
     assert sorted(read) == ["./job.py", "./plain.py"]
     assert check(capsys, ".") == first and len(read) == 2 and analysed == ["./job.py"]

@@ -261,7 +261,8 @@ def test_an_engine_import_must_start_a_line(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "import tensorflow\nimport ray\n", "import tensorflow\n  from  dask import delayed", "import tensorflow\nx = 1; import ray",
+    "import tensorflow\nimport ray\n", "import tensorflow\n  from  dask import delayed",
+    "import tensorflow\nx = 1; import ray",
     "import tensorflow\n# import ray", "import tensorflow\r import ray", "import tensorflow\x1c import ray",
     "import tensorflow\n\u3000import ray", "import keras\nimport\x0bray.util", "import keras\nimport rayon",
     "import keras  # array\n", "import keras\nimport distributed",

@@ -207,10 +207,10 @@ def _lint_text(task: _Task) -> FileResult:
     # The engine (LibCST and the rules, about 0.2 s to import) is imported by the first file that
     # passes the pre-filter: in each worker, while the others go on reading, and never for a run
     # in which no file can match.
+    _import_engine()
     from tfproc_lint.engine import lint_source
     from tfproc_lint.fixing import plan_program, plan_source
 
-    _tune_gc()
     result = FileResult(task.display)
     try:
         if isinstance(task.text, str):
@@ -230,14 +230,27 @@ def _lint_text(task: _Task) -> FileResult:
     return result
 
 
-def _tune_gc() -> None:
+def _import_engine() -> None:
+    """Import the engine and the fix loop (LibCST, the rules, the fixes). With TUNE_GC, the cyclic
+    garbage collector is off meanwhile (the import makes objects that stay, no garbage: about 8%
+    less CPU for it), then everything is frozen and young objects are collected less often."""
     global _gc_tuned
-    if TUNE_GC and not _gc_tuned:
-        import gc
+    import gc
 
+    tune = TUNE_GC and not _gc_tuned
+    if tune:
         _gc_tuned = True
-        gc.freeze()
-        gc.set_threshold(10_000, 50, 50)
+        gc.disable()
+    try:
+        import tfproc_lint.fixing  # noqa: F401 - imports the engine too
+        from tfproc_lint.rules.base import all_rules
+
+        all_rules()  # imports the rule modules (and the fixes they offer) now, not at the first lint
+    finally:
+        if tune:
+            gc.freeze()
+            gc.set_threshold(10_000, 50, 50)
+            gc.enable()
 
 
 def _store(task: _Task, result: FileResult) -> None:
@@ -256,7 +269,7 @@ def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool, ResultCache | Non
         screened.append((prepared if isinstance(prepared, FileResult) else prepared.length, outcome))
     if not all(isinstance(result, FileResult) for result, _ in screened):
         # This worker will lint: import the engine now, while the other workers go on screening.
-        import tfproc_lint.engine  # noqa: F401
+        _import_engine()
     return screened
 
 
