@@ -20,6 +20,10 @@ EXAMPLES = [
 ]
 
 
+def offers_fixes(rule) -> bool:
+    return getattr(rule.fix_availability, "value", rule.fix_availability) != "none"  # a string or an enum
+
+
 def test_codes_are_unique_and_well_formed() -> None:
     codes = [rule.code for rule in RULES]
     assert len(codes) == len(set(codes))
@@ -47,7 +51,7 @@ def test_rule_documentation_is_complete(rule) -> None:
     assert rule.references and all(r.startswith("https://") for r in rule.references)
     assert rule.bad_examples and rule.good_examples
     assert all(example.fixed is None for example in rule.good_examples), f"{rule.code}: `fixed` is for bad examples"
-    if rule.fix_availability == "none":
+    if not offers_fixes(rule):
         assert all(example.fixed is None for example in rule.bad_examples), f"{rule.code} offers no fix"
     assert rule.fix_availability in ("none", "sometimes", "always")
 
@@ -64,7 +68,7 @@ def test_inline_example(rule, kind, index, example) -> None:
 
 
 BAD_FIXABLE = [(rule, index, example) for rule, kind, index, example in EXAMPLES
-               if kind == "bad" and rule.fix_availability != "none" and not example.notebook]
+               if kind == "bad" and offers_fixes(rule) and not example.notebook]
 
 
 @pytest.mark.parametrize("rule,index,example", BAD_FIXABLE, ids=[f"{r.code}-bad{i}" for r, i, _ in BAD_FIXABLE])
@@ -79,7 +83,7 @@ def test_inline_example_fix(rule, index, example) -> None:
     assert rule.code not in {d.code for d in outcome.remaining}
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability != "none"], ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", [r for r in RULES if offers_fixes(r)], ids=lambda r: r.code)
 def test_a_fixable_rule_shows_a_fix_in_an_example(rule) -> None:
     assert any(example.fixed is not None for example in rule.bad_examples), \
         f"{rule.code} offers a fix: give a bad example `fixed=` (what --fix --unsafe-fixes makes of it)"
