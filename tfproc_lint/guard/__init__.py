@@ -32,7 +32,7 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, costs, crossing, engines, environ, tfhooks, watch
+    from . import alarm, costs, crossing, environ, tfhooks, watch
 
     alarm.install()
     os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
@@ -43,8 +43,19 @@ def install() -> None:
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
                  "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
                  "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
-                 "ray": engines.patch_ray, "distributed": engines.patch_dask, "pyspark": engines.patch_spark,
-                 "distributed.protocol.keras": engines.patch_dask_keras})
+                 "ray": _engines("patch_ray"), "distributed": _engines("patch_dask"),
+                 "pyspark": _engines("patch_spark"), "distributed.protocol.keras": _engines("patch_dask_keras")})
+
+
+def _engines(name: str):
+    """engines.NAME, imported only once the program imports that engine (most programs never do)."""
+
+    def patch(module) -> None:
+        from . import engines
+
+        getattr(engines, name)(module)
+
+    return patch
 
 
 def setup_engine_worker() -> None:

@@ -23,10 +23,8 @@ it up in a worker (`tfproc_lint.guard.setup_engine_worker`).
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
-import tempfile
 
 REPEATS = 3  # a retried task or a second actor may build twice; the probe's bad scenarios build 20-40 times
 MAX_TRACKED = 256
@@ -95,6 +93,9 @@ def driver_report() -> str:
     at exit."""
     path = os.environ.get(REPORT_ENV)
     if path is None:
+        import atexit
+        import tempfile  # here, not at the top: the guard's start-up is part of every guarded run
+
         handle, path = tempfile.mkstemp(prefix="tfproc-guard-", suffix=".txt")
         os.close(handle)
         os.environ[REPORT_ENV] = path  # inherited by Ray's raylet and Spark's JVM, and so by their workers
