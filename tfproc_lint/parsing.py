@@ -16,6 +16,10 @@ from tfproc_lint.source import SourceError, parse_guard
 
 
 def parse(source: str) -> cst.Module:
+    """LibCST's tree of `source`; SourceError if CPython or LibCST refuses it."""
+    module = _RECENT.get(source)
+    if module is not None:  # parsed, guard and all, a moment ago
+        return module
     return parse_with_syntax_tree(source)[0]
 
 
@@ -26,8 +30,26 @@ def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
     return parse_guarded(source), syntax_tree
 
 
+# The last few modules parsed, by text. A fix's rewrite is parsed twice otherwise: by the check
+# that re-analyses it (engine._rewrite_refusal), then by the fix loop that applies it (fixing.py),
+# a third of `check`'s time on a large file with a fix. LibCST's trees are immutable: sharing one
+# is safe.
+_RECENT: dict[str, cst.Module] = {}
+_RECENT_SIZE = 4
+
+
 def parse_guarded(source: str) -> cst.Module:
     """LibCST's tree of `source`, which `parse_guard` has accepted."""
+    module = _RECENT.get(source)
+    if module is None:
+        module = _parse_guarded(source)
+        if len(_RECENT) >= _RECENT_SIZE:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[source] = module
+    return module
+
+
+def _parse_guarded(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
