@@ -66,10 +66,21 @@ def _mappings(module: cst.Module):
     yield {cst.Name("elsewhere"): cst.Name("never")}  # a node of no tree: nothing changes
 
 
+@pytest.mark.parametrize("with_ancestors", [False, True])
 @pytest.mark.parametrize("number", range(9))
-def test_replace_nodes_prints_what_the_full_walk_prints(number: int) -> None:
+def test_replace_nodes_prints_what_the_full_walk_prints(number: int, with_ancestors: bool) -> None:
+    """With the analysis's map of ancestors (which skips whitespace and punctuation: a comma or an
+    empty line is then found by the walk), as without."""
     module = cst.parse_module(SOURCE)
     mapping = list(_mappings(module))[number]
     expected = module.visit(_FullWalk(mapping)).code
-    assert replace_nodes(module, mapping).code == expected
+    assert replace_nodes(module, mapping, _ancestors(module) if with_ancestors else None).code == expected
     assert (expected != SOURCE) is (number != 8)
+
+
+def _ancestors(module: cst.Module):
+    from tfproc_lint.analysis.module_facts import ModuleFacts
+
+    facts = ModuleFacts.__new__(ModuleFacts)  # only the tree: ancestors() needs nothing else
+    facts.module = module
+    return facts.ancestors

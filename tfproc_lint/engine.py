@@ -157,7 +157,7 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
         return None, builder.refusal
     if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_safety.py)
         return Fix(builder.title, builder.applicability, None), ""
-    after = replace_nodes(analysis.module, plan).code
+    after = replace_nodes(analysis.module, plan, analysis.ancestors).code
     if after == source:
         return None, ""
     also_fixes: tuple = ()
@@ -207,7 +207,7 @@ def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
         return False
     report.fix.refusal = ""
     plan = report.fix.plan(analysis)
-    return plan is not None and replace_nodes(analysis.module, plan).code == after
+    return plan is not None and replace_nodes(analysis.module, plan, analysis.ancestors).code == after
 
 
 def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:

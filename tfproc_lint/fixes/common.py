@@ -37,12 +37,30 @@ class _Replace(cst.CSTTransformer):
         return replacement(updated_node) if callable(replacement) else replacement
 
 
-def replace_nodes(module: cst.Module, mapping: dict[cst.CSTNode, Replacement]) -> cst.Module:
-    """Replace nodes by identity; a callable receives the node with its children already updated."""
-    targets = {id(node) for node in mapping if isinstance(node, cst.CSTNode)}
-    on_the_way: set[int] = set()
-    _mark_ways(module, targets, on_the_way)
+def replace_nodes(module: cst.Module, mapping: dict[cst.CSTNode, Replacement],
+                  ancestors: Callable[[cst.CSTNode], list] | None = None) -> cst.Module:
+    """Replace nodes by identity; a callable receives the node with its children already updated.
+    `ancestors` (FileAnalysis.ancestors, for `module`'s analysis) finds the way to each target
+    without walking the whole tree."""
+    targets = [node for node in mapping if isinstance(node, cst.CSTNode)]
+    on_the_way = _ways_up(module, targets, ancestors) if ancestors is not None else None
+    if on_the_way is None:
+        on_the_way = set()
+        _mark_ways(module, {id(node) for node in targets}, on_the_way)
     return module.visit(_Replace(mapping, on_the_way))
+
+
+def _ways_up(module: cst.Module, targets: list[cst.CSTNode], ancestors) -> set[int] | None:
+    """The ids of the targets and of every node above them, or None if a target is not in the
+    ancestors' map (it skips whitespace and punctuation: `_mark_ways` then walks the tree)."""
+    on_the_way = {id(module)}
+    for target in targets:
+        above = ancestors(target)
+        if target is not module and (not above or above[-1] is not module):
+            return None
+        on_the_way.add(id(target))
+        on_the_way.update(id(node) for node in above)
+    return on_the_way
 
 
 def _mark_ways(node: cst.CSTNode, targets: set[int], on_the_way: set[int]) -> bool:
