@@ -53,6 +53,35 @@ def test_statement_local_spans_equal_whole_module_spans(root) -> None:
         assert not locator._whole, f"{path}: fell back to a whole-module generation"
 
 
+def test_statement_local_spans_with_the_analysis_map_of_ancestors(root) -> None:
+    """As above, with the analysis's map of ancestors finding each node's statement (what the
+    engine does), on the lint fixtures."""
+    import ast
+
+    from tfproc_lint.analysis.positions import Locator
+    from tfproc_lint.analysis.walk import iter_tree
+
+    for path in lint_fixtures(root):
+        if path.suffix != ".py":
+            continue
+        source = path.read_text(encoding="utf-8")
+        module = cst.parse_module(source)
+        expected = compute_spans(module)
+        locator = Locator(module, ast.parse(source), _ancestors(module))
+        for node in iter_tree(module):
+            if node is not module:
+                assert locator.span(node) == expected[node], (path, type(node).__name__, expected[node])
+        assert not locator._whole, f"{path}: fell back to a whole-module generation"
+
+
+def _ancestors(module: cst.Module):
+    from tfproc_lint.analysis.module_facts import ModuleFacts
+
+    facts = ModuleFacts.__new__(ModuleFacts)  # only the tree: ancestors() needs nothing else
+    facts.module = module
+    return facts.ancestors
+
+
 def test_statement_local_spans_with_decorators_comments_semicolons_and_crlf() -> None:
     import ast
 
@@ -64,7 +93,7 @@ def test_statement_local_spans_with_decorators_comments_semicolons_and_crlf() ->
               "    def g():\n        if x:\r\n            y = (1,\n                 2)\n    z = 3\n")
     module = cst.parse_module(source)
     expected = compute_spans(module)
-    locator = Locator(module, ast.parse(source))
-    for node in iter_tree(module):
-        if node is not module:
-            assert locator.span(node) == expected[node], type(node).__name__
+    for locator in (Locator(module, ast.parse(source)), Locator(module, ast.parse(source), _ancestors(module))):
+        for node in iter_tree(module):
+            if node is not module:
+                assert locator.span(node) == expected[node], type(node).__name__

@@ -372,7 +372,7 @@ class ModuleFacts:
     # positions and text -----------------------------------------------------------------------------
     @cached_property
     def _locator(self) -> Locator:
-        return Locator(self.module, self.syntax_tree)
+        return Locator(self.module, self.syntax_tree, self.ancestors)
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return as_range(self._locator.span(node))

@@ -78,9 +78,10 @@ class Locator:
     line up, the whole module is generated, as before.
     """
 
-    def __init__(self, module: cst.Module, syntax_tree: ast.Module | None) -> None:
+    def __init__(self, module: cst.Module, syntax_tree: ast.Module | None, ancestors=None) -> None:
         self.module = module
         self.syntax_tree = syntax_tree
+        self.ancestors = ancestors  # node -> the nodes holding it, innermost first (the analysis's map)
         self.spans: dict[cst.CSTNode, Span] = {}
         self._whole = False
 
@@ -106,10 +107,19 @@ class Locator:
                 index[id(inner)] = number
         return index
 
+    def _top_level_statement(self, node: cst.CSTNode) -> int | None:
+        """The index of the top-level statement holding `node`: from the analysis's map of
+        ancestors where it has the node (it skips whitespace and punctuation), else one walk."""
+        above = self.ancestors(node) if self.ancestors is not None else None
+        if above and above[-1] is self.module:
+            statement = above[-2] if len(above) > 1 else node
+            return next((number for number, s in enumerate(self.module.body) if s is statement), None)
+        return self._top_level_index.get(id(node))
+
     def _statement_of(self, node: cst.CSTNode):
         """(statement, the line its code generation starts on, enclosing indents), or None."""
         body, syntax_body, indents = self.module.body, self.syntax_tree.body, []
-        top = self._top_level_index.get(id(node))
+        top = self._top_level_statement(node)
         if top is None:
             return None
         while True:
