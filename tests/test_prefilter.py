@@ -241,12 +241,22 @@ def test_the_text_stage_decides_as_the_word_boundary_patterns_did() -> None:
 
 
 @pytest.mark.parametrize("text, expected", [
+    ("_Pool(2)", True), ("x_Pool(2)", False), ("__Pool(2)", False), ("._Pool(", True), ("Pool_Pool(", False),
+    ("_fork()", True), ("a._Pool (", True), ("_Poolx(", False),
+])
+def test_a_match_may_start_with_an_underscore(text: str, expected: bool) -> None:
+    pattern = re.compile(r"_?(?:Pool|fork)\s*\(")
+    assert prefilter._at_word_start(pattern, text, ("Pool", "fork")) is expected
+    assert (re.search(r"\b_?(?:Pool|fork)\s*\(", text) is not None) is expected
+
+
+@pytest.mark.parametrize("text, expected", [
     ("mp.Pool(2)", True), ("xPool(2)", False), ("_Pool(2)", False), ("éPool(2)", False), ("Pool(2)", True),
     ("x.fork()", True), ("os_fork()", False), ("PoolPool(", False), ("(Pool (", True), ("١Pool(", False),
 ])
 def test_a_match_must_start_a_word(text: str, expected: bool) -> None:
     pattern = re.compile(r"(?:Pool|fork)\s*\(")
-    assert prefilter._at_word_start(pattern, text) is expected
+    assert prefilter._at_word_start(pattern, text, ("Pool", "fork")) is expected
     assert (re.search(r"\b(?:Pool|fork)\s*\(", text) is not None) is expected
 
 
@@ -313,3 +323,26 @@ def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> 
     bad = subprocess.run([sys.executable, "-c", command.format("'bad.py'")], cwd=tmp_path, capture_output=True,
                          text=True, env=run_env(), check=True)
     assert bad.stdout.splitlines()[-1] == "1 False" and "bad.py: cannot decode" in bad.stderr
+
+
+_MAKER_NAMES = ("Pool", "Process", "ForkProcess", "SpawnProcess", "ForkServerProcess", "ProcessPoolExecutor", "Queue",
+                "SimpleQueue", "JoinableQueue", "Pipe", "Manager", "SyncManager", "get_context", "Parallel",
+                "ProcessingPool", "ProcessPool", "get_reusable_executor", "fork")
+
+
+@pytest.mark.parametrize("name", _MAKER_NAMES)
+@pytest.mark.parametrize("template", ["x = mp.{}(2)", "x = _{}(2)", "from m import {} as p", "y{}(", "{}_x("])
+def test_every_maker_is_found_by_its_keywords(name: str, template: str) -> None:
+    text = template.format(name)
+    expected = _REFERENCE_MAKER.search(text) is not None
+    assert prefilter._at_word_start(prefilter._MAKER, text, prefilter._MAKER_KEYWORDS) is expected
+
+
+@pytest.mark.parametrize("text", ["import multiprocessing", "import multiprocess", "concurrent.futures.x",
+                                  "import billiard", "joblib.Parallel", "loky.get", "pathos.pools", "os.fork ()",
+                                  "use_multiprocessing = True", "xjoblib", "use_multiprocessing=True_", "_fork()"])
+def test_every_process_module_is_found_by_its_keywords(text: str) -> None:
+    reference = re.compile(r"\b(?:multiprocess(?:ing)?|concurrent\.futures|billiard|joblib|loky|pathos)\b"
+                           r"|\bfork\s*\(|\buse_multiprocessing\s*=\s*True\b")
+    found = prefilter._at_word_start(prefilter._PROCESS_MODULE_WORD, text, prefilter._PROCESS_MODULE_KEYWORDS)
+    assert found is (reference.search(text) is not None)
