@@ -312,3 +312,10 @@ def _source(path: Path):
 
 def _plain(results) -> list:
     return [(r.path, r.diagnostics, r.error) for r in results]
+
+
+def test_the_batch_module_names_the_same_prefiltered_outcome() -> None:
+    """batch.py keeps its own copy so that a run without a cache never imports cache.py."""
+    from tfproc_lint import batch
+
+    assert batch._PREFILTERED == cache_module.PREFILTERED

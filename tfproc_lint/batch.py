@@ -6,16 +6,19 @@ import heapq
 import os
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
-from tfproc_lint.cache import PREFILTERED, FileIndex, ResultCache, content_digest, index_key
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
 from tfproc_lint.rules import rule_codes
 from tfproc_lint.source import SourceError, decode, parse_guard
 
+if TYPE_CHECKING:  # the cache is imported where a run uses one (`--no-cache` runs never do)
+    from tfproc_lint.cache import ResultCache
 
+_PREFILTERED = ""  # cache.PREFILTERED (tests/test_cache.py checks)
 PARALLEL_MIN_FILES = 32  # below this, starting worker processes (about 0.1 s) does not pay
 # Set by the command line (a short-lived process of its own): after the engine's import, move
 # every object to the garbage collector's permanent generation (gc.freeze) and collect young
@@ -50,6 +53,8 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
     jobs = jobs or default_jobs()
     if cache is None:
         return _check_unknown(files, config, jobs, progress, fix_edits, None, None)
+    from tfproc_lint.cache import FileIndex, index_key
+
     index = cache.file_index()
     results: list[FileResult | None] = [None] * len(files)
     unknown: list[int] = []
@@ -73,6 +78,8 @@ def check_files(files: list[SourceFile], config: Config, jobs: int = 0, progress
 def _known_result(source_file: SourceFile, config: Config, fix_edits: bool, cache: ResultCache,
                   outcome: str | None) -> FileResult | None:
     """The result the file index's `outcome` gives, without reading the file, or None."""
+    from tfproc_lint.cache import PREFILTERED
+
     if outcome is None:
         return None
     result = FileResult(source_file.display)
@@ -151,7 +158,7 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     comes from the cache), or None (nothing: no cache, an error, a selection without rules)."""
     result = FileResult(source_file.display)
     config = source_file.config or config
-    prefiltered = PREFILTERED if cache is not None else None
+    prefiltered = _PREFILTERED if cache is not None else None
     try:
         data = source_file.path.read_bytes()
         notebook = is_notebook(source_file.path)
@@ -169,6 +176,8 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
             return result, None
         digest = key = ""
         if cache is not None:
+            from tfproc_lint.cache import content_digest
+
             digest = content_digest(data)
             key = cache.key_for(digest, source_file.display, config, fix_edits)
             cached = cache.get(key)
@@ -277,16 +286,19 @@ def _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes=
     """Forked workers (cheap and safe here: tfproc-lint starts no threads and no TensorFlow) take
     two kinds of task: screening a chunk of files (read, pre-filter), and linting one candidate
     that a screening found. Candidates go first, longest first, as soon as they are found, so that
-    the biggest file starts early instead of last, while the other workers go on screening.
-    `outcomes`: as in `_check_unknown`, from the screenings."""
+    the biggest file starts early instead of last, while the other workers go on screening. The
+    largest files are screened first: a large candidate (its lint can take longer than all the
+    screening) is then found early, not by the last chunk. `outcomes`: as in `_check_unknown`,
+    from the screenings."""
     import multiprocessing  # imported here: a run on a few files never starts a worker process
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     size = max(1, len(files) // (jobs * 8))
-    chunk_starts = deque(range(0, len(files), size))
-    workers = min(jobs, len(chunk_starts))
+    order = sorted(range(len(files)), key=lambda i: -_size_of(files[i]))
+    chunks = deque(order[start:start + size] for start in range(0, len(order), size))
+    workers = min(jobs, len(chunks))
     results: list[FileResult | None] = [None] * len(files)
     candidates: list[tuple[int, int]] = []  # heap of (-length, index in files)
     try:
@@ -294,22 +306,22 @@ def _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes=
             in_flight: dict = {}  # future: (is a screening, index of its first file)
 
             def submit_more() -> None:
-                while len(in_flight) < 2 * workers and (candidates or chunk_starts):
+                while len(in_flight) < 2 * workers and (candidates or chunks):
                     if candidates:
                         index = heapq.heappop(candidates)[1]
-                        in_flight[executor.submit(_check_file, files[index], config, fix_edits, cache)] = (False, index)
+                        in_flight[executor.submit(_check_file, files[index], config, fix_edits, cache)] = (False, [index])
                     else:
-                        start = chunk_starts.popleft()
-                        chunk = (files[start:start + size], config, fix_edits, cache)
-                        in_flight[executor.submit(_screen_chunk, chunk)] = (True, start)
+                        indexes = chunks.popleft()
+                        chunk = ([files[i] for i in indexes], config, fix_edits, cache)
+                        in_flight[executor.submit(_screen_chunk, chunk)] = (True, indexes)
 
             submit_more()
             while in_flight:
                 done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
                 for future in done:
-                    is_screening, start = in_flight.pop(future)
+                    is_screening, indexes = in_flight.pop(future)
                     outputs = future.result() if is_screening else [(future.result(), None)]
-                    for index, (output, outcome) in enumerate(outputs, start):
+                    for index, (output, outcome) in zip(indexes, outputs, strict=True):
                         if is_screening and outcomes is not None:
                             outcomes[index] = outcome
                         if isinstance(output, FileResult):
@@ -329,6 +341,13 @@ def _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes=
             results[i] = prepared if isinstance(prepared, FileResult) else _lint_isolated(prepared, context)
             _progress(progress, 1)
     return results
+
+
+def _size_of(source_file: SourceFile) -> int:
+    try:
+        return source_file.path.stat().st_size
+    except OSError:
+        return 0  # reported when it is read
 
 
 def _lint_isolated(task: _Task, context) -> FileResult:
