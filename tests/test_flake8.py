@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import tool
 
@@ -124,3 +125,23 @@ def test_opt_in_rules_follow_flake8s_selection_like_bugbears_b9(tmp_path) -> Non
     assert found("--select", "TFP1,TFP303") == ["TFP303"]
     (tmp_path / "setup.cfg").write_text("[flake8]\nselect = TFP\nextend-select = TFP303\n")
     assert found(isolated=False) == ["TFP303"]
+
+
+def test_the_plugin_freezes_what_the_engine_import_made(tmp_path) -> None:
+    """Inside flake8's process, LibCST's objects go to the permanent generation once imported, so
+    that flake8's later collections do not scan them again (benchmarks/README.md: most of what the
+    plugin cost); flake8's collector settings are left as they were."""
+    code = (
+        "import ast, gc, sys\n"
+        "from tfproc_lint.flake8_plugin import TFProcPlugin\n"
+        "source = open(sys.argv[1], encoding='utf-8').read()\n"
+        "threshold = gc.get_threshold()\n"
+        "assert gc.get_freeze_count() == 0\n"
+        "found = list(TFProcPlugin(ast.parse(source), source.splitlines(True), 'job.py').run())\n"
+        "assert found and gc.get_freeze_count() > 10000, gc.get_freeze_count()\n"
+        "assert gc.isenabled() and gc.get_threshold() == threshold\n"
+    )
+    one_file = Path(__file__).resolve().parents[1] / "benchmarks" / "one_file.py"  # one TFP201 finding
+    done = subprocess.run([sys.executable, "-c", code, str(one_file)], cwd=tmp_path, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
