@@ -559,8 +559,53 @@ def readme_tables(document: dict) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+# `--compare`: the reference of each row that is not compared with ruff.
+_COMPARED_WITH = {"flake8 F": "flake8 F without plugin", "flake8 TFP": "flake8 F without plugin",
+                  "lint_source": "libcst parse", "one file": "pyflakes one file", "plain file": "pyflakes plain file"}
+
+
+def compare_runs(before: dict, after: dict) -> str:
+    """A before/after table of two runs' JSON (`--compare BEFORE.json AFTER.json`): the medians of
+    the rows both have, wall and CPU, and each row's ratio to its run's reference (ruff for the
+    tree rows, pyflakes on the same file for the single-file rows, a bare LibCST parse for the
+    worst case). Ratios within one run are what compare across runs made at different loads."""
+    def medians(entry: dict) -> tuple[float, float | None]:
+        return statistics.median(entry["wall_s"]), statistics.median(entry["cpu_s"]) if entry["cpu_s"] else None
+
+    def reference(name: str) -> str | None:
+        if name in _COMPARED_WITH:
+            return _COMPARED_WITH[name]
+        return "ruff" if name.startswith("tfproc-lint") or name == "plugin run()" else None
+
+    def entries(document: dict) -> dict:
+        return {entry["name"]: entry for entry in document["rows"] + document["single_file"]}
+
+    old, new = entries(before), entries(after)
+    lines = ["| what | before s | before cpu s | before x ref | after s | after cpu s | after x ref | ref |",
+             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for name, entry in new.items():
+        if name not in old or name in ("python start", "ruff one file") or name.startswith("pyflakes"):
+            continue
+        cells = []
+        for table in (old, new):
+            wall, cpu = medians(table[name])
+            ref = reference(name)
+            ratio = f"{wall / medians(table[ref])[0]:.2f}" if ref in table else "-"
+            cells += [seconds(wall), seconds(cpu) if cpu is not None else "-", ratio]
+        ref_name = reference(name)
+        hidden = " (plugin hidden)" if ref_name == "flake8 F without plugin" else ""
+        label = f"`{new[ref_name]['command']}`{hidden}" if ref_name in new else "-"
+        command = f"`{entry['command']}`" + (f" ({entry['note']})" if entry["note"] else "")
+        lines.append(f"| {command} | " + " | ".join(cells) + f" | {label} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--readme"] and len(sys.argv) == 3:
         sys.stdout.write(readme_tables(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))))
+        sys.exit(0)
+    if sys.argv[1:2] == ["--compare"] and len(sys.argv) == 4:
+        documents = [json.loads(Path(name).read_text(encoding="utf-8")) for name in sys.argv[2:]]
+        sys.stdout.write(compare_runs(*documents))
         sys.exit(0)
     sys.exit(main())

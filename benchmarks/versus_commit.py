@@ -2,8 +2,9 @@
 
 Checks the commit out into a temporary git worktree and runs `python -m tfproc_lint.cli check`
 from each tree (PYTHONPATH picks the tree; the same interpreter and libraries serve both), in
-alternating order, from an empty directory. Prints the medians and min-max of each command. A
-tree that has the result cache runs with `--no-cache`: both sides are cold checks.
+alternating order, from an empty directory, after compiling both trees to bytecode. Prints the
+medians and min-max of each command. A tree that has the result cache runs with `--no-cache`:
+both sides are cold checks.
 
     .venv/bin/python benchmarks/versus_commit.py 3557805 --rounds 7
     .venv/bin/python benchmarks/versus_commit.py HEAD~3 --paths src/
@@ -12,6 +13,7 @@ tree that has the result cache runs with `--no-cache`: both sides are cold check
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
@@ -38,6 +40,8 @@ def main() -> int:
     trees = {args.commit: earlier, "working tree": str(ROOT)}
     times: dict[tuple[str, str], list[float]] = {}
     cwd = tempfile.mkdtemp(prefix="versus_cwd_")  # no project configuration to pick up
+    for tree in trees.values():  # bytecode for both, as an install has (see lint_speed.py)
+        compileall.compile_dir(str(Path(tree) / "tfproc_lint"), quiet=1)
     cold = {name: ["--no-cache"] if "--no-cache" in (Path(tree) / "tfproc_lint" / "cli.py").read_text() else []
             for name, tree in trees.items()}
     try:

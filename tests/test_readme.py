@@ -74,6 +74,8 @@ def test_speed_figures_are_the_benchmark_run_figure_for_figure() -> None:
                        for other in table_rows(figures)), f"not in benchmarks/README.md: {row}"
     command = f"benchmarks/lint_speed.py {' '.join(document['argv'])}"
     assert command in speed and command in figures
+    before = json.loads((ROOT / "benchmarks" / "runs" / "issue19-close-quiet.json").read_text(encoding="utf-8"))
+    assert lint_speed.compare_runs(before, document) in figures  # the before/after table of issue 21
 
 
 def test_every_rule_is_in_the_rule_table() -> None:
