@@ -79,7 +79,8 @@ def test_inline_example_fix(rule, index, example) -> None:
     assert rule.code not in {d.code for d in outcome.remaining}
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE], ids=lambda r: r.code)
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fix_availability is not FixAvailability.NONE],
+                         ids=lambda r: r.code)
 def test_a_fixable_rule_shows_a_fix_in_an_example(rule) -> None:
     assert any(example.fixed is not None for example in rule.bad_examples), \
         f"{rule.code} offers a fix: give a bad example `fixed=` (what --fix --unsafe-fixes makes of it)"

@@ -309,7 +309,8 @@ def _check_in_workers(files, config, jobs, progress, fix_edits, cache, outcomes=
                 while len(in_flight) < 2 * workers and (candidates or chunks):
                     if candidates:
                         index = heapq.heappop(candidates)[1]
-                        in_flight[executor.submit(_check_file, files[index], config, fix_edits, cache)] = (False, [index])
+                        future = executor.submit(_check_file, files[index], config, fix_edits, cache)
+                        in_flight[future] = (False, [index])
                     else:
                         indexes = chunks.popleft()
                         chunk = ([files[i] for i in indexes], config, fix_edits, cache)

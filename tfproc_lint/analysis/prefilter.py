@@ -119,7 +119,8 @@ def _names_a_setting(source: str) -> bool:
 def _makes_processes(source: str) -> bool:
     return (
         all(any(marker in source for marker in group) for group in (_GROUPS[0], _GROUPS[2]))
-        and (_at_word_start(_PROCESS_MODULE_WORD, source, _PROCESS_MODULE_KEYWORDS) or _FROM_CONCURRENT.search(source) is not None)
+        and (_at_word_start(_PROCESS_MODULE_WORD, source, _PROCESS_MODULE_KEYWORDS)
+             or _FROM_CONCURRENT.search(source) is not None)
         and _at_word_start(_MAKER, source, _MAKER_KEYWORDS)
     )
 

@@ -182,7 +182,8 @@ def _ray_init(original):
     def init(*args, **kwargs):
         runtime_env = kwargs.get("runtime_env")
         if runtime_env is None or (isinstance(runtime_env, dict) and "worker_process_setup_hook" not in runtime_env):
-            env_vars = {**(runtime_env or {}).get("env_vars", {}), engine_workers.REPORT_ENV: engine_workers.driver_report()}
+            env_vars = {**(runtime_env or {}).get("env_vars", {}),
+                        engine_workers.REPORT_ENV: engine_workers.driver_report()}
             kwargs["runtime_env"] = {**(runtime_env or {}), "worker_process_setup_hook": WORKER_SETUP,
                                      "env_vars": env_vars}
         return original(*args, **kwargs)
