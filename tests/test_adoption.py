@@ -12,6 +12,7 @@ import stat
 import subprocess
 
 import nbformat
+import pytest
 
 from conftest import run_env, tool
 from notebooks import write
@@ -122,6 +123,19 @@ def test_add_noqa_merges_with_an_existing_noqa_comment(tmp_path) -> None:
     lines = (tmp_path / "job.py").read_text(encoding="utf-8").splitlines()
     assert lines[12] == "    with mp.Pool(2) as pool:  # noqa: E501,F401, TFP201"
     assert lines[15] == "        print(other.map(per_task, range(4)))"  # TFP301 was not selected
+
+
+@pytest.mark.parametrize("comment", ["#noqa", "#noqa: E501", "#  noqa"])
+def test_add_noqa_adds_its_own_comment_after_one_that_silences_nothing(tmp_path, comment: str) -> None:
+    """flake8 (and check) read only `# noqa`: `#noqa` silences nothing, so --add-noqa must not
+    take it for a bare `# noqa` and leave the finding reported."""
+    source = PROJECT.replace("    with mp.Pool(2) as pool:\n", f"    with mp.Pool(2) as pool:  {comment}\n")
+    (tmp_path / "job.py").write_text(source, encoding="utf-8")
+    assert check("--select", "TFP201", "job.py", cwd=tmp_path).returncode == 1
+    check("--add-noqa", "--select", "TFP201", "job.py", cwd=tmp_path)
+    lines = (tmp_path / "job.py").read_text(encoding="utf-8").splitlines()
+    assert lines[12] == f"    with mp.Pool(2) as pool:  {comment}  # noqa: TFP201"
+    assert check("--select", "TFP201", "job.py", cwd=tmp_path).returncode == 0
 
 
 def test_add_noqa_leaves_lines_that_cannot_take_a_comment(tmp_path) -> None:

@@ -70,7 +70,8 @@ def _with_codes(body: str, comment_at: int | None, codes: set[str]) -> str | Non
     """The line with the codes in its noqa comment, or None when it already silences them."""
     comment = body[comment_at:] if comment_at is not None else ""
     match = NOQA.search(comment)
-    if match is None:
+    if match is None or _SILENCING.search(comment) is None:
+        # None, or a spelling flake8 does not read (`#noqa`): a comment of its own after it.
         return f"{body.rstrip()}  # noqa: {', '.join(sorted(codes))}"
     if not match["codes"]:
         return None  # a bare `# noqa` already silences every code
