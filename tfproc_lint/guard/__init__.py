@@ -32,8 +32,9 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    from . import alarm, costs, crossing, environ, tfhooks, watch
+    from . import alarm, costs, crossing, environ, state, tfhooks, watch
 
+    state.arm_fork_child = tfhooks.arm_fork_child
     alarm.install()
     os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
     environ.install()
@@ -45,6 +46,16 @@ def install() -> None:
                  "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
                  "ray": _engines("patch_ray"), "distributed": _engines("patch_dask"),
                  "pyspark": _engines("patch_spark"), "distributed.protocol.keras": _engines("patch_dask_keras")})
+
+
+def start_child(parent_pid: int, alarm_ok: bool) -> None:
+    """In a spawned or forkserver child, before it re-imports the main module: what the parent's
+    preparation data runs there (crossing.Bootstrap)."""
+    from . import crossing
+
+    crossing.prepare_child(parent_pid, alarm_ok)
+    install()
+    crossing.guard_main_import()
 
 
 def _engines(name: str):

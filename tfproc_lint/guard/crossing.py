@@ -9,7 +9,8 @@ how processes start, and what happens in forked and spawned children.
 - spawned and forkserver children install the guard before they re-import the main module (a value
   in the preparation data that multiprocessing sends them); one that starts processes while being
   imported fails with TFP202, a second set_start_method with TFP203;
-- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201);
+- a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201: through
+  state.arm_fork_child, which install() sets);
 - a TensorFlow object in a task (found by a search of the task's bytes, then a walk of the task): for
   pool workers forked after the start an error in the parent (`sent`), else counted (costs.crossed).
 """
@@ -370,20 +371,22 @@ class Bootstrap:
                   " import sys\n"
                   " from importlib.util import find_spec\n"
                   f" if find_spec('tfproc_lint') is None: sys.path.append({self.args[2]!r})\n"
-                  " from tfproc_lint.guard import crossing\n"
-                  f" crossing.start_child({self.args[0]!r}, {self.args[1]!r})\n"
+                  " from tfproc_lint import guard\n"
+                  f" guard.start_child({self.args[0]!r}, {self.args[1]!r})\n"
                   "except Exception as exc:\n"
                   " print('tfproc-guard: not installed in this worker:', exc, file=sys.stderr)\n")
         return exec, (source, {})
 
 
-def start_child(parent_pid: int, alarm_ok: bool) -> None:
-    """In a spawned or forkserver child, before it re-imports the main module."""
-    from . import install
-
+def prepare_child(parent_pid: int, alarm_ok: bool) -> None:
+    """In a spawned or forkserver child, before the guard is installed (guard.start_child)."""
     state.parent_pid, state.parent_alarm = parent_pid, alarm_ok
     costs.worker = True
-    install()
+
+
+def guard_main_import() -> None:
+    """In a spawned or forkserver child, once the guard is installed: its re-import of the main
+    module reports a module that starts processes when imported (TFP202)."""
     for package in ("multiprocessing", "multiprocess"):
         spawn = sys.modules.get(f"{package}.spawn")
         if spawn is not None:
@@ -421,6 +424,5 @@ def after_fork_child() -> None:
     if state.started is None:
         return
     state.forked_from = state.parent_pid
-    from . import tfhooks
-
-    tfhooks.arm_fork_child()
+    if state.arm_fork_child is not None:
+        state.arm_fork_child(fork_child_error)

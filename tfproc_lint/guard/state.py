@@ -29,6 +29,9 @@ started: Start | None = None  # the runtime's start, in this process or inherite
 forked_from: int | None = None  # the parent's pid, when this process was forked after `started`
 parent_pid: int | None = None  # a guarded parent to tell when an error here would leave it waiting
 parent_alarm = False  # whether that parent listens (see alarm.py)
+# Set by install(): tfhooks.arm_fork_child, which crossing calls in a child forked after the start
+# (crossing and tfhooks do not import each other).
+arm_fork_child = None
 
 
 def where(skip: int = 1) -> str:

@@ -106,28 +106,27 @@ def _patch_session(cls) -> None:
     cls.__init__ = __init__
 
 
-def arm_fork_child() -> None:
+def arm_fork_child(make_error) -> None:
     """This process was forked after the runtime started: running TensorFlow here would hang (its thread
-    pools' threads stayed in the parent), so every way to run an op or a graph raises TFP201."""
+    pools' threads stayed in the parent), so every way to run an op or a graph raises
+    `make_error(what)` (crossing.fork_child_error: TFP201, or what the child received)."""
     pywrap_tfe = sys.modules.get(PYWRAP_TFE)
     if pywrap_tfe is not None:
         for name in EXECUTORS:
             if hasattr(pywrap_tfe, name):
-                setattr(pywrap_tfe, name, _trap(getattr(pywrap_tfe, name), "an op"))
+                setattr(pywrap_tfe, name, _trap(getattr(pywrap_tfe, name), "an op", make_error))
     session = sys.modules.get(SESSION)
     if session is not None:
         for name in SESSION_RUNS:
-            setattr(session.BaseSession, name, _trap(getattr(session.BaseSession, name), "Session.run"))
+            setattr(session.BaseSession, name, _trap(getattr(session.BaseSession, name), "Session.run", make_error))
         callable_cls = session.BaseSession._Callable
-        callable_cls.__call__ = _trap(callable_cls.__call__, "a Session callable")
+        callable_cls.__call__ = _trap(callable_cls.__call__, "a Session callable", make_error)
 
 
-def _trap(original, what: str):
+def _trap(original, what: str, make_error):
     @functools.wraps(original)
     def trapped(*args, **kwargs):
-        from . import crossing
-
-        error = crossing.fork_child_error(what)
+        error = make_error(what)
         alarm.tell(error)
         raise error
 
