@@ -99,25 +99,20 @@ class TFProcPlugin:
 
 @functools.lru_cache(maxsize=None)
 def _import_engine() -> None:
-    """Import the engine and the rules once per flake8 process, then move the objects the import
-    made to the garbage collector's permanent generation (`gc.freeze`). Otherwise every full
-    collection that flake8's own work triggers on the files after this one scans LibCST's modules
-    again: that, not the plugin's analysis, was most of what the plugin added to `flake8 --select F`
-    (measured in benchmarks/README.md). flake8's own objects, and the collector's settings, are
-    left as they are; the collector is paused during the import only (it makes no garbage)."""
-    import gc
+    """Import the engine and the rules once per flake8 process, frozen (`batch.load_frozen`).
+    Otherwise every full collection that flake8's own work triggers on the files after this one
+    scans LibCST's modules again: that, not the plugin's analysis, was most of what the plugin
+    added to `flake8 --select F` (measured in benchmarks/README.md). flake8's collector settings
+    are left as they are."""
+    from tfproc_lint.batch import load_frozen
 
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    def load() -> None:
         import tfproc_lint.engine  # noqa: F401 - LibCST, the analysis
         from tfproc_lint.rules.base import all_rules
 
         all_rules()  # the rule modules, now rather than inside the first file's lint
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
+
+    load_frozen(load)
 
 
 def opt_in_selectors(options) -> tuple[str, ...]:
