@@ -31,9 +31,8 @@ def parse_with_syntax_tree(source: str) -> tuple[cst.Module, ast.Module | None]:
 
 
 # The last few modules parsed, by text. A fix's rewrite is parsed twice otherwise: by the check
-# that re-analyses it (engine._rewrite_refusal), then by the fix loop that applies it (fixing.py),
-# a third of `check`'s time on a large file with a fix. LibCST's trees are immutable: sharing one
-# is safe.
+# that re-analyses it (engine._rewrite_refusal), then by the fix loop that applies it (fixing.py):
+# one parse of three on a file with a fix. LibCST's trees are immutable: sharing one is safe.
 _RECENT: dict[str, cst.Module] = {}
 _RECENT_SIZE = 4
 
