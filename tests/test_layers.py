@@ -17,12 +17,13 @@ PACKAGE = "tfproc_lint"
 # front ends (cli, flake8_plugin, batch, cache, docs, output/, server/).
 LAYERS = {
     "data": {"tfproc_lint", "tfproc_lint.diagnostics", "tfproc_lint.config", "tfproc_lint.links",
-             "tfproc_lint.source", "tfproc_lint.files"},
+             "tfproc_lint.source", "tfproc_lint.files",
+             "tfproc_lint.project_layout"},
     "analysis": {"tfproc_lint.analysis"},
     "fixes": {"tfproc_lint.fixes"},
     "rules": {"tfproc_lint.rules"},
-    "engine": {"tfproc_lint.parsing", "tfproc_lint.noqa", "tfproc_lint.engine", "tfproc_lint.fixing",
-               "tfproc_lint.add_noqa", "tfproc_lint.notebook", "tfproc_lint.magics"},
+    "engine": {"tfproc_lint.parsing", "tfproc_lint.project", "tfproc_lint.noqa", "tfproc_lint.engine",
+               "tfproc_lint.fixing", "tfproc_lint.add_noqa", "tfproc_lint.notebook", "tfproc_lint.magics"},
 }
 ORDER = [*LAYERS, "front end"]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import heapq
 import os
 from collections import deque
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
+from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree, may_need_project
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
@@ -135,6 +136,7 @@ class _Task:
     syntax_tree: object = None  # for a Python file: the tree the screening built (None: CPython rejects it)
     cache: ResultCache | None = None
     key: str = ""
+    deps: list = field(default_factory=list)  # (path, digest) of the project modules the result used
 
     @property
     def length(self) -> int:
@@ -160,7 +162,13 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     try:
         data = source_file.path.read_bytes()
         notebook = is_notebook(source_file.path)
-        if not (source_file.explicit or may_match_bytes(data, notebook)):
+        # A file that makes processes may run TensorFlow through a module of its project: it is
+        # decoded and, if so, linted; the file index does not remember it as stopped (its verdict
+        # depends on other files).
+        through_project = config.project_analysis and _may_make_processes(data)
+        if through_project:
+            prefiltered = None
+        if not (source_file.explicit or through_project or may_match_bytes(data, notebook)):
             return result, prefiltered
         text = _notebook_program(data) if notebook else decode(data).text
         if text is None:
@@ -168,8 +176,11 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         source = text if isinstance(text, str) else text.text
         # Files named on the command line are decoded whatever they hold (bad bytes get a reason),
         # then pre-filtered like the others: lint_source would return at once.
+        needs_project = False
         if not may_match(source):
-            return result, prefiltered
+            needs_project = through_project and may_need_project(source, str(source_file.path), config)
+            if not needs_project:
+                return result, prefiltered
         if not _any_rule_enabled(config):
             return result, None
         digest = key = ""
@@ -188,7 +199,7 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         task = _Task(text, source_file.display, config, fix_edits, cache=cache, key=key)
         if isinstance(text, str):
             task.syntax_tree = parse_guard(text)  # raises SourceError for code nested too deeply
-            if task.syntax_tree is not None and not may_match_tree(text, task.syntax_tree):
+            if task.syntax_tree is not None and not needs_project and not may_match_tree(text, task.syntax_tree):
                 _store(task, result)
                 return result, prefiltered
         return task, digest or None
@@ -197,6 +208,16 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     except SourceError as error:
         result.error = FileError(source_file.display, str(error))
     return result, None
+
+
+_PROCESS_BYTES = (b"multiprocess", b"concurrent", b"billiard", b"joblib", b"loky", b"pathos", b"fork",
+                  b"ray", b"dask", b"pyspark", b"environ", b"set_")
+
+
+def _may_make_processes(data: bytes) -> bool:
+    """Bytes that may make processes, import an engine or change a setting (a superset of what
+    `prefilter.may_start_processes` accepts)."""
+    return any(marker in data for marker in _PROCESS_BYTES)
 
 
 def _any_rule_enabled(config: Config) -> bool:
@@ -215,26 +236,39 @@ def _lint_text(task: _Task) -> FileResult:
     # passes the pre-filter: in each worker, while the others go on reading, and never for a run
     # in which no file can match.
     _import_engine()
-    from tfproc_lint.engine import lint_source
-    from tfproc_lint.fixing import plan_program, plan_source
-
     result = FileResult(task.display)
+    project = _project_of(task)
     try:
-        if isinstance(task.text, str):
-            # With fix edits: they cost nothing where no finding has a fix, and the fix loop that
-            # decides what `check` lists (exactly the fixes --fix applies) starts from them.
-            result.diagnostics = lint_source(task.text, task.display, task.config, fix_edits=True,
-                                             syntax_tree=task.syntax_tree)
-            if any(d.fix for d in result.diagnostics):
-                result.diagnostics = plan_source(task.text, task.display, task.config, result.diagnostics)
-        else:
-            result.diagnostics = plan_program(task.text, task.display, task.config)
+        with project.lint_scope() if project is not None else nullcontext() as used:
+            _lint_task(task, result)
+        task.deps = sorted(used) if used else []
     except SourceError as error:
         result.error = FileError(task.display, str(error))
     except Exception as error:  # noqa: BLE001 - report one file's bug, keep going
         result.error = FileError(task.display, f"internal error: {type(error).__name__}: {error}", internal=True)
     _store(task, result)
     return result
+
+
+def _project_of(task: _Task):
+    from tfproc_lint.project import project_for
+
+    return project_for(task.display, task.config) if os.path.isfile(task.display) else None
+
+
+def _lint_task(task: _Task, result: FileResult) -> None:
+    from tfproc_lint.engine import lint_source
+    from tfproc_lint.fixing import plan_program, plan_source
+
+    if isinstance(task.text, str):
+        # With fix edits: they cost nothing where no finding has a fix, and the fix loop that
+        # decides what `check` lists (exactly the fixes --fix applies) starts from them.
+        result.diagnostics = lint_source(task.text, task.display, task.config, fix_edits=True,
+                                         syntax_tree=task.syntax_tree)
+        if any(d.fix for d in result.diagnostics):
+            result.diagnostics = plan_source(task.text, task.display, task.config, result.diagnostics)
+    else:
+        result.diagnostics = plan_program(task.text, task.display, task.config)
 
 
 def _import_engine() -> None:
@@ -278,7 +312,7 @@ def load_frozen(load) -> None:
 
 def _store(task: _Task, result: FileResult) -> None:
     if task.key and task.cache is not None:
-        task.cache.put(task.key, result.diagnostics, result.error)
+        task.cache.put(task.key, result.diagnostics, result.error, task.deps)
 
 
 def _screen_chunk(chunk: tuple[list[SourceFile], Config, bool, ResultCache | None]) \

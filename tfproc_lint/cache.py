@@ -40,7 +40,7 @@ from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, FileError, 
 DEFAULT_CACHE_DIR = ".tfproc_lint_cache"
 # Config fields that cannot change a file's result: where the cache is, and the run's warnings.
 _NOT_RESULTS = frozenset({"cache_dir", "warnings"})
-_FORMAT = 2  # bumped when an entry's layout changes
+_FORMAT = 3  # bumped when an entry's layout changes
 INDEX_NAME = "file-index"  # the file index (JSON), in the versioned folder beside the entries
 # A file changed less than this before a run may change again without a new timestamp (coarse
 # file system clocks: 2 s on FAT, 1 s on ext3 and HFS+); its signature is not remembered.
@@ -76,6 +76,8 @@ class ResultCache:
         try:
             with open(self.directory / f"{key}.json", encoding="utf-8") as stream:
                 entry = json.load(stream)
+            if not deps_unchanged(entry.get("deps", ())):
+                return None  # a project module it read has changed since
             if "error" in entry:
                 path, reason = entry["error"]
                 return FileError(str(path), str(reason))
@@ -83,14 +85,19 @@ class ResultCache:
         except Exception:  # noqa: BLE001 - missing, truncated, edited by hand: recompute
             return None
 
-    def put(self, key: str, diagnostics: list[Diagnostic], error: FileError | None = None) -> None:
-        """Store a result; internal errors are not stored (a fixed bug must not stay cached)."""
+    def put(self, key: str, diagnostics: list[Diagnostic], error: FileError | None = None,
+            deps: list | tuple = ()) -> None:
+        """Store a result; internal errors are not stored (a fixed bug must not stay cached).
+        `deps`: (path, content digest) of each project module whose summary the result used: the
+        entry is valid only while each of them is unchanged."""
         if error is not None and error.internal:
             return
         import json
         import tempfile
 
         entry = {"error": [error.path, error.reason]} if error else {"diagnostics": [_encoded(d) for d in diagnostics]}
+        if deps:
+            entry["deps"] = [list(dep) for dep in deps]
         try:
             descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
             try:
@@ -102,6 +109,18 @@ class ResultCache:
                 raise
         except OSError:  # full disk, folder removed meanwhile: the next run recomputes
             pass
+
+
+def deps_unchanged(deps) -> bool:
+    """Each (path, digest) still names a file with that content."""
+    for path, digest in deps:
+        try:
+            with open(path, "rb") as stream:
+                if content_digest(stream.read()) != digest:
+                    return False
+        except OSError:
+            return False
+    return True
 
 
 def content_digest(data: bytes) -> str:
@@ -258,7 +277,7 @@ def _encoded(diagnostic: Diagnostic) -> dict:
         "fix": None if fix is None else {
             "title": fix.title, "applicability": fix.applicability.value,
             "edits": None if fix.edits is None else [[e.start, e.end, e.content] for e in fix.edits]},
-        "related": [[r.message, r.line, r.col, r.end_line, r.end_col, r.cell] for r in diagnostic.related],
+        "related": [[r.message, r.line, r.col, r.end_line, r.end_col, r.cell, r.path] for r in diagnostic.related],
         "manual_edit": diagnostic.manual_edit,
     }
 

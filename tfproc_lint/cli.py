@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="neither read nor write the result cache (fixes and diffs never use it)")
     check.add_argument("--cache-dir",
                        help="the result cache's folder (default: .tfproc_lint_cache in the project root)")
+    check.add_argument("--no-project", dest="project_analysis", action="store_const", const=False, default=None,
+                       help="check each file alone: do not read the project's other modules (project-analysis = false)")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
@@ -112,7 +114,7 @@ def configuration(args) -> Configs:
     The command line's own values are checked here, before any file."""
     options = {}
     for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
-                   "assume_start_method", "assume_gpu", "cache_dir"):
+                   "assume_start_method", "assume_gpu", "cache_dir", "project_analysis"):
         value = getattr(args, option)
         if value is not None:
             options[option.replace("_", "-")] = value

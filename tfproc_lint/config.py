@@ -74,6 +74,10 @@ class Config:
     selectors: tuple[tuple[str, str, str], ...] = field(default=(), compare=False, hash=False)
     # Problems that do not stop a run (a misspelled table), one line each.
     warnings: tuple[str, ...] = field(default=(), compare=False, hash=False)
+    # Read the project's other modules through their summaries (False: each file alone).
+    project_analysis: bool = True
+    # The project's source folders, relative to its root (Ruff's `src`); empty: the root and `src`.
+    src: tuple[str, ...] = ()
 
     def is_enabled(self, code: str, default_enabled: bool = True) -> bool:
         """Longest matching prefix wins, as in flake8 and Ruff; ties go to ignore. An opt-in rule
@@ -272,6 +276,8 @@ OPTIONS = {
     "assume-gpu": ("assume_gpu", _boolean),
     "cache-dir": ("cache_dir", _path),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "project-analysis": ("project_analysis", _boolean),
+    "src": ("src", _list),
 }
 
 
@@ -280,7 +286,7 @@ OPTIONS = {
 TOML_TYPES = {
     "select": (list, str), "ignore": (list, str), "extend-select": (list, str), "exclude": (list, str),
     "extend-exclude": (list, str), "target-python": (str,), "assume-start-method": (str,), "assume-gpu": (bool,),
-    "per-file-ignores": (dict,),
+    "per-file-ignores": (dict,), "project-analysis": (bool,), "src": (list, str),
 }
 TOML_EXPECTED = {
     (list, str): "a list of strings", (str,): "a string", (bool,): "true or false (a TOML boolean, unquoted)",

@@ -56,10 +56,11 @@ class Related:
     end_line: int
     end_col: int
     cell: int | None = None
+    path: str | None = None  # another file of the project (None: the finding's own file)
 
     def to_dict(self) -> dict:
-        return {"message": self.message, "cell": self.cell, "line": self.line, "column": self.col + 1,
-                "end_line": self.end_line, "end_column": self.end_col + 1}
+        return {"message": self.message, "path": self.path, "cell": self.cell, "line": self.line,
+                "column": self.col + 1, "end_line": self.end_line, "end_column": self.end_col + 1}
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections import Counter
 from typing import TYPE_CHECKING
@@ -13,13 +14,15 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.prefilter import may_match, may_match_tree
+from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_project
+from tfproc_lint.analysis.summaries import Place, ProjectNames
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.noqa import remove_noqa
 from tfproc_lint.rules.base import Report, Rule, all_rules
 from tfproc_lint.parsing import parse_guarded
+from tfproc_lint.project import project_for
 from tfproc_lint.source import DecodedSource, SourceError, decode, parse_guard, read_source  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -33,11 +36,12 @@ def enabled_rules(config: Config) -> list[Rule]:
 
 
 UNSCREENED = object()  # `lint_source(syntax_tree=...)` not given: the engine runs the guard and the stages
+AUTO = object()  # `lint_source(project=...)` not given: the project of `path`, if it is a file in one
 
 
 def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,
                 respect_noqa: bool = True, fix_edits: bool = False, verify_fixes: bool = True,
-                notebook: bool = False, syntax_tree=UNSCREENED) -> list[Diagnostic]:
+                notebook: bool = False, syntax_tree=UNSCREENED, project=AUTO) -> list[Diagnostic]:
     """Diagnostics for one module's text. Raises SourceError when it cannot be parsed.
 
     A finding's `fix` names the rewrite and its safety. With `fix_edits=True` (fixing, diffs, JSON,
@@ -48,7 +52,9 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
     a caller that already ran `prefilter.screen` on the text and got this tree (batch.py, which
     screens before importing the engine)."""
     screened = syntax_tree is not UNSCREENED
-    if not (screened or may_match(source)):
+    if project is AUTO:
+        project = project_for(path, config) if path != "<string>" and os.path.isfile(path) else None
+    if not (screened or may_match(source) or (project is not None and may_need_project(source, path, config))):
         return []
     config = config.for_path(path)  # per-file-ignores (the command line resolved them already)
     rules = enabled_rules(config)
@@ -56,7 +62,8 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         return []
     if not screened:
         syntax_tree = parse_guard(source)
-        if syntax_tree is not None and not may_match_tree(source, syntax_tree):
+        if syntax_tree is not None and not may_match_tree(source, syntax_tree) \
+                and not (project is not None and may_need_project(source, path, config)):
             return []
     key = (source, path, notebook)
     recent = _RECENT.get(key)
@@ -65,9 +72,10 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
         # it): with no fix among the findings, the edits and their checks change nothing.
         return remove_noqa(recent[1], source) if respect_noqa else list(recent[1])
     module = parse_guarded(source)
+    names = project.names_for(path) if project is not None else None
     try:
         diagnostics = _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes,
-                                   notebook, syntax_tree)
+                                   notebook, syntax_tree, names)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)
@@ -101,8 +109,8 @@ def lint_notebook(program: Program, path: str, config: Config = DEFAULT_CONFIG,
 
 def _lint_module(module: cst.Module, source: str, path: str, config: Config, rules: list[Rule],
                  respect_noqa: bool, fix_edits: bool, verify_fixes: bool, notebook: bool = False,
-                 syntax_tree: ast.Module | None = None) -> list[Diagnostic]:
-    analysis = FileAnalysis(module, path, config, notebook=notebook, syntax_tree=syntax_tree)
+                 syntax_tree: ast.Module | None = None, project: ProjectNames | None = None) -> list[Diagnostic]:
+    analysis = FileAnalysis(module, path, config, notebook=notebook, syntax_tree=syntax_tree, project=project)
     reports: list[tuple[Rule, Report]] = []
     for crossing in analysis.crossings:
         for rule in rules:
@@ -225,6 +233,8 @@ _LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
 
 
 def _related(analysis: FileAnalysis, node, message: str) -> Related:
+    if isinstance(node, Place):  # in another module of the project: its line
+        return Related(message, node.line, 0, node.line, 0, path=node.path)
     position = analysis.position(node)
     return Related(message, position.start.line, position.start.column, position.end.line, position.end.column)
 

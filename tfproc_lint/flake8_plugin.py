@@ -21,7 +21,7 @@ import sys
 from typing import Iterator
 
 from tfproc_lint import __version__
-from tfproc_lint.analysis.prefilter import may_match, may_match_tree
+from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_project
 
 
 # nbqa (`nbqa flake8 notebook.ipynb`) hands flake8 the notebook's cells as `<name><random>_nbqa_ipynb.py`.
@@ -76,13 +76,17 @@ class TFProcPlugin:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         source = "".join(self.lines)
-        if not may_match(source):
+        # A file whose text names no TensorFlow may still run it through a module of its project
+        # (the engine then reads that module's summary, built here on demand).
+        matches = may_match(source)
+        through_project = not matches and may_need_project(source, self.filename, self.config)
+        if not (matches or through_project):
             return
         # flake8's tree is CPython's tree of this text (`ast.parse("".join(lines))`), the one the
         # engine's parse guard would build: the syntax-tree stage runs on it before LibCST is
         # imported, and the engine takes it instead of parsing again.
         screened = isinstance(self.tree, ast.Module)
-        if screened and not may_match_tree(source, self.tree):
+        if screened and not through_project and not may_match_tree(source, self.tree):
             return
         _import_engine()
         from tfproc_lint.engine import UNSCREENED, SourceError, lint_source

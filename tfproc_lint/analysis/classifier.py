@@ -30,6 +30,7 @@ class Classifier(ClassLineage, NameResolver):
     def __init__(self, symbols: SymbolTable) -> None:
         self.symbols = symbols
         self.graph_mode = lambda: False  # set by FileAnalysis: TF1 graph mode for this module
+        self.project = None  # set by ModuleFacts: the project's other modules (summaries.ProjectNames)
         self._sites_by_function: dict | None = None
         self._process_sites_by_function: dict | None = None
         self._cache: dict[tuple[int, int], Value] = {}
@@ -77,6 +78,10 @@ class Classifier(ClassLineage, NameResolver):
     def classify_binding(self, binding: Binding, depth: int = 0) -> Value:
         kind = binding.kind
         if kind == "import":
+            imported = self.project.state(binding.qualified) if self.project is not None else None
+            if imported is not None:  # `from models import MODEL`: a global of another module
+                state_kind, place = imported
+                return Value(state_kind, origin=binding.value, detail=binding.qualified, extra={"place": place})
             return Value(Kind.MODULE, detail=canonical(binding.qualified) or "")
         if kind == "def":
             info = self.symbols.functions.get(binding.value)
@@ -227,8 +232,10 @@ class Classifier(ClassLineage, NameResolver):
         receiver = self.classify(node.value, scope, order, depth + 1)
         if receiver.kind is Kind.SESSION and attr == "graph":
             return Value(Kind.GRAPH, origin=node, detail="Session.graph")
-        if receiver.kind is Kind.MODULE:
-            return UNKNOWN
+        if receiver.kind is Kind.MODULE and self.project is not None:
+            imported = self.project.state(f"{receiver.detail}.{attr}")
+            if imported is not None:  # `registry.MODEL` after `import registry`
+                return Value(imported[0], origin=node, detail=f"{receiver.detail}.{attr}", extra={"place": imported[1]})
         return UNKNOWN
 
     def _classify_call(self, node: cst.Call, scope: Scope, order: int, depth: int) -> Value:
@@ -293,7 +300,7 @@ class Classifier(ClassLineage, NameResolver):
                 return Value(Kind.KERAS_MODEL, origin=node, detail=name)
             if name.startswith("numpy."):
                 return DATA
-            return UNKNOWN
+            return self._project_call(name, node)
         if kind is Kind.TF_FUNCTION and not node.args:
             return UNKNOWN  # tf.function(jit_compile=True) alone is a decorator factory
         if kind is Kind.CONTEXT:
@@ -306,6 +313,13 @@ class Classifier(ClassLineage, NameResolver):
             method = api.PROCESS_CLASS_START_METHODS.get(name) or self._method_of(node, scope, order, kind)
             return Value(kind, origin=node, detail=name, method=method)
         return Value(kind, origin=node, detail=name)
+
+    def _project_call(self, name: str, node: cst.Call) -> Value:
+        """A call of another module's function of this project: the kind of state it returns."""
+        facts = self.project.function(name) if self.project is not None else None
+        if facts is None or facts.returns is None:
+            return UNKNOWN
+        return Value(Kind(facts.returns), origin=node, detail=name, extra={"place": facts.place})
 
     def _method_of(self, node: cst.Call, scope: Scope, order: int, kind: Kind) -> str | None:
         """The start method named at construction: `mp_context=` for executors."""

@@ -214,6 +214,11 @@ class ExecutionWalk:
         return self.suite(node, state, graph, depth)
 
     def small_statement(self, node, state, graph, depth):
+        if state is None and self.follows_initializers and isinstance(node, (cst.Import, cst.ImportFrom)):
+            reason = self.usage.import_starts_runtime(node)  # a project module's top-level code
+            if reason is not None:
+                self._record(node, state)
+                return RuntimeStart(node, reason)
         state = self.expression(node, state, graph, depth)
         if state is UNREACHABLE:
             return state

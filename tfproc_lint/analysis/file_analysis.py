@@ -10,6 +10,7 @@ import libcst as cst
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.module_facts import ModuleFacts
 from tfproc_lint.analysis.start_methods import fixes_default_context
+from tfproc_lint.analysis.summaries import ProjectNames
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.config import Config
 
@@ -37,8 +38,8 @@ class FileAnalysis(ModuleFacts):
     """
 
     def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False,
-                 syntax_tree: ast.Module | None = None) -> None:
-        super().__init__(module, path, config, notebook, syntax_tree)
+                 syntax_tree: ast.Module | None = None, project: ProjectNames | None = None) -> None:
+        super().__init__(module, path, config, notebook, syntax_tree, project)
         self.classifier.graph_mode = lambda: self.tf.mode.graph
 
     @cached_property

@@ -16,6 +16,7 @@ from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import Locator, as_range
 from tfproc_lint.analysis.routes import Crossing, RouteFinder, RouteKind
+from tfproc_lint.analysis.summaries import ProjectNames
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import UNKNOWN, Value, argument, enclosing_function, literal_start_method
 from tfproc_lint.analysis.walk import COMPREHENSIONS, LOOPS, SCOPE_NODES, calls_in, child_nodes, fork_child_statements
@@ -27,14 +28,17 @@ class ModuleFacts:
     """The facts `FileAnalysis` inherits (its docstring lists them all)."""
 
     def __init__(self, module: cst.Module, path: str, config: Config, notebook: bool = False,
-                 syntax_tree: ast.Module | None = None) -> None:
+                 syntax_tree: ast.Module | None = None, project: ProjectNames | None = None) -> None:
         self.module = module
+        # The project's other modules, through their summaries (None: this file alone).
+        self.project = project
         self.syntax_tree = syntax_tree  # CPython's tree of the same source, when the engine has it
         self.path = path
         self.config = config
         self.notebook = notebook  # the module is a notebook's code cells: its `__main__` is interactive
-        self.symbols = SymbolTable(module)
+        self.symbols = SymbolTable(module, project.package if project is not None else None)
         self.classifier = Classifier(self.symbols)
+        self.classifier.project = project
         self._routes = RouteFinder(self.symbols, self.classifier)
         self.engine_routes = EngineRoutes(self.symbols, self.classifier)  # Ray, Dask, Spark
 
@@ -249,7 +253,10 @@ class ModuleFacts:
                 methods.add(literal_start_method(site.node))
         if len(methods) == 1:
             return methods.pop()
-        return "unknown" if methods else None
+        if methods:
+            return "unknown"
+        imported = self.project.imported_start_method(self) if self.project is not None else None
+        return imported[0] if imported is not None else None
 
     def workers_defined_in_notebook(self, owner: Owner) -> list[str]:
         """In a notebook, the workers of `owner` that the notebook itself defines (`count_tokens`,
@@ -301,7 +308,9 @@ class ModuleFacts:
             parent = info.scope.parent
             nested = parent is not None and parent.kind in ("function", "lambda")
             return Worker(WorkerKind.CLOSURE if nested else WorkerKind.FUNCTION, node, scope, info)
-        return Worker(WorkerKind.UNKNOWN, node, scope)
+        imported = self.project.function(self.classifier.qualified_name(node, scope, order)) \
+            if self.project is not None else None
+        return Worker(WorkerKind.UNKNOWN, node, scope, imported=imported)
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
         """The function of this file a call runs: a function, a method, or a class's __init__."""

@@ -17,10 +17,12 @@ cheaply.
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.names import canonical
+from tfproc_lint.project_layout import layout_for, may_reach_tensorflow
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
 # `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
@@ -105,6 +107,23 @@ def may_match(source: str) -> bool:
     if tensorflow and any(marker in source for marker in _SETTINGS) and _names_a_setting(source):
         return True
     return tensorflow and (_makes_processes(source) or _imports_engine(source))
+
+
+def may_start_processes(source: str) -> bool:
+    """Short of TensorFlow: the text makes processes, imports an engine or names a runtime
+    setting (a file that may need another module of its project to be understood)."""
+    return _makes_processes(source) or _imports_engine(source) or (
+        any(marker in source for marker in _SETTINGS) and _names_a_setting(source))
+
+
+def may_need_project(source: str, path, config) -> bool:
+    """A file the checks above stop (its text names no TensorFlow) that makes processes, imports an
+    engine or names a runtime setting, and imports a module of its project that may run TensorFlow
+    (directly or through other project modules): it must reach the analysis, which reads them."""
+    if not getattr(config, "project_analysis", False) or not may_start_processes(source):
+        return False
+    layout = layout_for(path, config.src)
+    return layout is not None and os.path.isfile(path) and may_reach_tensorflow(source, path, layout)
 
 
 def _imports_engine(source: str) -> bool:

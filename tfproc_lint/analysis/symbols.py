@@ -102,12 +102,43 @@ def _dotted(node: cst.BaseExpression) -> str:
 dotted_name = _dotted
 
 
+def import_base(node: cst.ImportFrom, package: str | None) -> str | None:
+    """The absolute module `from base import ...` names; a relative import (the project's own
+    modules) only when the importing module's package is known."""
+    module = _dotted(node.module) if node.module is not None else ""
+    if not node.relative:
+        return module or None
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    up = len(node.relative) - 1
+    if up > len(parts):
+        return None
+    parts = parts[:len(parts) - up]
+    return ".".join([*parts, module] if module else parts) or None
+
+
+def imported_module_names(node: cst.Import | cst.ImportFrom, package: str | None) -> list[str]:
+    """The modules an import statement may run: `import a.b` -> a.b; `from a import b` -> a and
+    a.b (b may be a submodule)."""
+    if isinstance(node, cst.Import):
+        return [_dotted(alias.name) for alias in node.names]
+    base = import_base(node, package)
+    if base is None:
+        return []
+    if isinstance(node.names, cst.ImportStar):
+        return [base]
+    return [base, *(f"{base}.{_dotted(alias.name)}" for alias in node.names)]
+
+
 class SymbolTable:
     """Scopes, bindings, classes, functions and call sites of one module."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, package: str | None = None) -> None:
+        """`package`: the package relative imports start from (project analysis), or None: they
+        stay unresolved."""
         self.module_node = module
-        collector = _Collector(module)
+        collector = _Collector(module, package)
         collector.walk(module)
         self.module_scope: Scope = collector.module_scope
         self.calls: list[CallSite] = collector.calls
@@ -116,6 +147,7 @@ class SymbolTable:
         self.scope_of_node: dict[cst.CSTNode, Scope] = collector.scope_of_node
         self.order_of_node: dict[cst.CSTNode, int] = collector.order_of_node
         self.imported_modules: set[str] = collector.imported_modules
+        self.star_imports: list[str] = collector.star_imports  # `from m import *`: the modules
         self.main_guard_orders: list[tuple[int, int]] = collector.main_guard_orders
         self.subscript_stores: list[CallSite] = collector.subscript_stores  # `x[k] = v` statements
         # The textual order of the end of the file, after every binding and call: a name looked
@@ -177,7 +209,9 @@ class SymbolTable:
 class _Collector:
     """One read-only walk (see walk.py) that records scopes, bindings and call sites."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, package: str | None = None) -> None:
+        self.package = package
+        self.star_imports: list[str] = []
         self.module_scope = Scope("module", module, None)
         self.scope = self.module_scope
         self.counter = 0
@@ -294,18 +328,22 @@ class _Collector:
             self.imported_modules.add(full)
 
     def on_import_from(self, node: cst.ImportFrom) -> None:
+        base = self.import_base(node)
         if isinstance(node.names, cst.ImportStar):
+            if base and self.scope is self.module_scope:
+                self.star_imports.append(base)
             return
-        # A relative import names the project's own modules.
-        base = None if node.relative or node.module is None else _dotted(node.module)
         for alias in node.names:
             imported = _dotted(alias.name)
             local = imported
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
-            self._bind(local, "import", qualified=f"{base}.{imported}" if base else None)
+            self._bind(local, "import", alias, qualified=f"{base}.{imported}" if base else None)
         if base:
             self.imported_modules.add(base)
+
+    def import_base(self, node: cst.ImportFrom) -> str | None:
+        return import_base(node, self.package)
 
     # definitions --------------------------------------------------------------------------------
     def on_function(self, node: cst.FunctionDef) -> None:

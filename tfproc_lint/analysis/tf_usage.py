@@ -18,7 +18,8 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Pickling, RouteKind
-from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.analysis.summaries import Effect
+from tfproc_lint.analysis.symbols import FunctionInfo, Scope, imported_module_names
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
@@ -45,6 +46,8 @@ class TensorFlowUsage:
         self.analysis = analysis
         self.classifier = analysis.classifier
         self._runs: dict[cst.CSTNode, bool] = {}
+        # Calls and imports that start the runtime in another project module: where it starts there.
+        self.external_starts: dict[cst.CSTNode, Effect] = {}
 
     # execution mode ---------------------------------------------------------------------------
     @cached_property
@@ -103,6 +106,10 @@ class TensorFlowUsage:
             if method in api.GRAPH_RUNS and (receiver.kind is Kind.GRAPH or self._given_session(call, site)):
                 return f"runs a session ({self.analysis.code(func, 40)}())"
         name = classifier.qualified_name(func, site.scope, site.order)
+        imported = self.analysis.project.function(name) if self.analysis.project is not None else None
+        if imported is not None and imported.starts is not None:
+            self.external_starts[call] = imported.starts
+            return f"calls {name}(), which {imported.starts.reason} ({imported.starts.place})"
         if name in api.RUNTIME_QUERIES:
             return f"lists devices ({self.analysis.code(func, 40)}())"
         if name in api.RUNTIME_STRATEGIES:
@@ -121,6 +128,26 @@ class TensorFlowUsage:
         if name and name.startswith("tensorflow.") and is_eager_op(name[len("tensorflow."):]):
             return f"runs an eager op ({_short(name)})"
         return None
+
+    def import_starts_runtime(self, statement: cst.Import | cst.ImportFrom) -> str | None:
+        """Why importing these project modules starts TensorFlow's runtime (their own import
+        runs their top-level code), or None."""
+        project = self.analysis.project
+        if project is None:
+            return None
+        for name in imported_module_names(statement, project.package):
+            for summary in project.modules_run_by_import(name):
+                if summary.on_import is not None:
+                    effect = summary.on_import
+                    self.external_starts[statement] = effect
+                    return f"imports {summary.module}, whose import {effect.reason} ({effect.place})"
+        return None
+
+    def external_related(self, node: cst.CSTNode) -> tuple:
+        """The place in another module where a runtime start at `node` (a call or an import)
+        happens, as a finding's related place: ((Place, text),) or ()."""
+        effect = self.external_starts.get(node)
+        return ((effect.place, f"TensorFlow runtime starts here: {effect.reason}"),) if effect is not None else ()
 
     def _given_session(self, call: cst.Call, site) -> bool:
         """`tensor.eval(session=sess)`, `op.run(feed, sess)`: a session is named to run the graph."""
@@ -210,7 +237,7 @@ class TensorFlowUsage:
             if worker.instance_class is not None and self._uses_state_attribute(worker, site):
                 return True
             return self.function_runs(worker.function)
-        return False
+        return worker.imported is not None and worker.imported.runs_tf
 
     def function_runs(self, info: FunctionInfo, depth: int = 0) -> bool:
         cached = self._runs.get(info.node)
@@ -226,6 +253,8 @@ class TensorFlowUsage:
         for call in calls_in_evaluation_order(body):
             if self.initialises_runtime(call, graph_building=False) is not None:
                 return True
+            if self.calls_project_tensorflow(call):
+                return True
             if depth >= MAX_WORKER_DEPTH:
                 continue
             site = analysis.site(call)
@@ -233,6 +262,15 @@ class TensorFlowUsage:
             if callee is not None and self.function_runs(callee, depth + 1):
                 return True
         return False
+
+    def calls_project_tensorflow(self, call: cst.Call) -> bool:
+        """`call` runs a function of another project module that runs TensorFlow."""
+        project = self.analysis.project
+        site = self.analysis.site(call) if project is not None else None
+        if site is None:
+            return False
+        facts = project.function(self.classifier.qualified_name(call.func, site.scope, site.order))
+        return facts is not None and facts.runs_tf
 
     def _uses_state_attribute(self, worker: "Worker", site) -> bool:
         """A bound method worker whose object holds TF state that the method reads."""

@@ -43,6 +43,7 @@ class Worker:
     instance_class: ClassInfo | None = None
     instance_origin: cst.Call | None = None  # `Explainer(model)` when the worker is its bound method
     statements: tuple = ()  # fork_child: the statements the child runs
+    imported: object = None  # a function of another project module: its summaries.FunctionFacts
 
 
 @dataclass(eq=False)

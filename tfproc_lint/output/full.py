@@ -23,12 +23,12 @@ def render(run: Run, colour=None) -> str:
     blocks = []
     for diagnostic in run.diagnostics:
         places = [(diagnostic, diagnostic.code, None)]
-        places += [(related, related.message, diagnostic.path) for related in diagnostic.related]
+        places += [(related, related.message, related.path or diagnostic.path) for related in diagnostic.related]
         numbers = [p.end_line or p.line for p, _, _ in places]
         width = len(str(max(numbers) + CONTEXT))
         lines = [diagnostic_line(diagnostic, colour)]
         for place, label, related_path in places:
-            text = sources.lines(diagnostic.path, place.cell)
+            text = sources.lines(related_path or diagnostic.path, place.cell)
             if related_path is not None:
                 where = f"cell {place.cell}:" if place.cell is not None else ""
                 lines.append(f"{' ' * width} {paint(':::', 'dim')} {related_path}:{where}{place.line}:{place.col + 1}")

@@ -116,7 +116,8 @@ def _result(diagnostic: Diagnostic, index: dict, cwd: str, positions: _Positions
     if diagnostic.related:
         result["relatedLocations"] = [{
             "id": number,
-            "physicalLocation": {"artifactLocation": dict(location),
+            "physicalLocation": {"artifactLocation": (dict(location) if r.path is None
+                                                      else artifact_location(r.path, cwd)),
                                  "region": region(r.line, r.col, r.end_line, r.end_col, r.cell)},
             "message": {"text": r.message},
         } for number, r in enumerate(diagnostic.related, start=1)]

@@ -46,8 +46,11 @@ class RuntimeInitialisedBeforeFork(Rule):
         "(tensorflow/tensorflow#5448, #51832, openai/baselines#756.)"
     )
     known_problems = (
-        "Workers whose code lives in another module, and start methods set in another module, "
-        "are not seen: set `assume-start-method` for projects that set it in their entry point."
+        "Other modules of the project are read through their summaries (project analysis): an "
+        "imported worker that runs TensorFlow, a helper or an import that starts the runtime, a "
+        "start method an imported module sets at import. A start method set by an entry point that "
+        "imports this module is not seen: set `assume-start-method` for such projects. "
+        "Third-party modules count only through what tfproc-lint knows of their APIs."
     )
     fix_safety = (
         "The fix creates the workers from `multiprocessing.get_context(\"spawn\")` (adding "
@@ -153,7 +156,8 @@ class RuntimeInitialisedBeforeFork(Rule):
                 f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner, analysis)}"
                 f"{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
-                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
+                         *analysis.tf.external_related(started.call)),
             )
 
 

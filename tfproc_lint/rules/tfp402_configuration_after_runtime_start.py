@@ -160,7 +160,8 @@ class ConfigurationAfterRuntimeStart(Rule):
                 f"`{analysis.code(call.func, 60)}()` runs after TensorFlow's runtime started (line {line}: "
                 f"{started.reason}): {effect}; make it before line {line}, first thing in the program",
                 fix=MoveBeforeRuntimeStart(call, started),
-                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
+                         *analysis.tf.external_related(started.call)),
             )
         for owner, started in forked_after_start(analysis):
             line = analysis.line_of(started.call)
@@ -180,7 +181,8 @@ class ConfigurationAfterRuntimeStart(Rule):
                     "every worker (a Pool replaces the dead workers forever, an executor breaks); configure "
                     f"in the parent before line {line}, or start the workers from "
                     "multiprocessing.get_context(\"spawn\")",
-                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
+                             *analysis.tf.external_related(started.call)),
                     cause=owner.construction,
                 )
 

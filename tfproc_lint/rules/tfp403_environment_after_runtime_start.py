@@ -171,7 +171,8 @@ class EnvironmentAfterRuntimeStart(Rule):
                 f"`{setting.spelled}` is set after TensorFlow's runtime started (line {line}: {started.reason}): "
                 f"{_effect(setting)}; set it before line {line} (before `import tensorflow` is safest)",
                 fix=MoveBeforeRuntimeStart(setting.node, started),
-                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
+                         *analysis.tf.external_related(started.call)),
             )
         by_node = {setting.node: setting for setting in settings}
         for owner, started in forked_after_start(analysis):
@@ -190,7 +191,8 @@ class EnvironmentAfterRuntimeStart(Rule):
                     f"TensorFlow's runtime (line {line}: {started.reason}), which the child inherits: "
                     f"{_effect(setting)}; set it in the parent before line {line}, or start the "
                     "workers from multiprocessing.get_context(\"spawn\")",
-                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),),
+                    related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
+                             *analysis.tf.external_related(started.call)),
                     cause=owner.construction,
                 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsprotocol import types
 
 from tfproc_lint.diagnostics import Diagnostic, Severity
@@ -35,6 +37,8 @@ def to_lsp(diagnostic: Diagnostic, uri: str, indexes: dict[str, LineIndex], snap
     related = []
     for item in diagnostic.related:
         other = snapshot.cell_uri(item.cell) if snapshot.notebook else uri
+        if item.path is not None:  # another module of the project
+            other = Path(item.path).resolve().as_uri()
         other_index = indexes.get(other, index)
         related.append(types.DiagnosticRelatedInformation(
             location=types.Location(uri=other, range=finding_range(

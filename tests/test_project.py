@@ -1,0 +1,204 @@
+"""The project layer: modules found by name, summaries of what they offer, findings that need a
+second module, the off switch, the pre-filter, related places in other files, and a cache that
+never serves a result after a module it used has changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_env
+from expectations import expected
+from tfproc_lint import cache as cache_module, cli
+from tfproc_lint.analysis.prefilter import may_match, may_need_project
+from tfproc_lint.analysis.summaries import ModuleSummary
+from tfproc_lint.config import Config
+from tfproc_lint.project import project_for
+from tfproc_lint.project_layout import clear_caches, imported_names, layout_for
+
+PROJECTS = sorted(p for p in (ROOT / "fixtures" / "projects").iterdir() if p.is_dir())
+
+
+def _findings(directory: Path, *options: str, capsys, monkeypatch) -> set[tuple[str, int, str]]:
+    monkeypatch.chdir(directory)
+    clear_caches()
+    cli.main(["check", ".", "--no-cache", "--format", "json", "-j", "1", *options])
+    return {(Path(d["path"]).as_posix(), d["line"], d["code"])
+            for d in json.loads(capsys.readouterr().out)["findings"]}
+
+
+def _expected(directory: Path) -> set[tuple[str, int, str]]:
+    found = set()
+    for path in directory.rglob("*.py"):
+        for line, code in expected(path.read_text(encoding="utf-8")):
+            found.add((path.relative_to(directory).as_posix(), line, code))
+    return found
+
+
+@pytest.mark.parametrize("directory", PROJECTS, ids=[p.name for p in PROJECTS])
+def test_project_fixture(directory: Path, capsys, monkeypatch) -> None:
+    """Each multi-module fixture gets exactly its `# expect:` findings; checked file by file
+    (`--no-project`) it gets none of them: every one needs a second module."""
+    want = _expected(directory)
+    assert _findings(directory, capsys=capsys, monkeypatch=monkeypatch) == want
+    assert _findings(directory, "--no-project", capsys=capsys, monkeypatch=monkeypatch) == set()
+
+
+def test_fixture_projects_cover_bad_and_near_miss() -> None:
+    with_findings = [p for p in PROJECTS if _expected(p)]
+    assert len(with_findings) >= 4 and len(PROJECTS) - len(with_findings) >= 2
+
+
+def test_config_off_switch(tmp_path: Path, capsys, monkeypatch) -> None:
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "fixtures" / "projects" / "fork_after_imported_build", project)
+    (project / "pyproject.toml").write_text("[tool.tfproc-lint]\nproject-analysis = false\n", encoding="utf-8")
+    assert _findings(project, capsys=capsys, monkeypatch=monkeypatch) == set()
+
+
+# layout -------------------------------------------------------------------------------------------
+def test_layout_names_modules_and_finds_their_files(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text("", encoding="utf-8")
+    package = tmp_path / "src" / "shop" / "models"
+    package.mkdir(parents=True)
+    (tmp_path / "src" / "shop" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "cnn.py").write_text("", encoding="utf-8")  # models/ has no __init__: a namespace package
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "run.py").write_text("", encoding="utf-8")
+    (tmp_path / "tools" / "helpers.py").write_text("", encoding="utf-8")
+    clear_caches()
+    layout = layout_for(package / "cnn.py")
+    assert layout.root == tmp_path
+    assert layout.module_name(package / "cnn.py") == "shop.models.cnn"
+    assert layout.module_name(tmp_path / "src" / "shop" / "__init__.py") == "shop"
+    assert layout.package_of(package / "cnn.py") == "shop.models"
+    assert layout.module_path("shop.models.cnn") == package / "cnn.py"
+    assert layout.module_path("numpy") is None
+    # A script outside any package finds its neighbours, as `python tools/run.py` does.
+    assert layout.module_path("helpers", tmp_path / "tools" / "run.py") == tmp_path / "tools" / "helpers.py"
+    # `src` as configured (Ruff's option) replaces the default folders.
+    assert layout_for(package / "cnn.py", ("lib",)).module_path("shop.models.cnn") is None
+
+
+def test_imported_names_resolve_relative_imports() -> None:
+    text = "from . import models\nfrom ..core.io import (read, write as w)\nimport a.b as c, d\n"
+    assert imported_names(text, "pkg.sub") == ["pkg.sub", "pkg.sub.models", "pkg.core.io", "pkg.core.io.read",
+                                               "pkg.core.io.write", "a.b", "d"]
+
+
+def test_summary_survives_serialisation(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "import_builds_model")
+    clear_caches()
+    project = project_for("batch_embed.py", Config())
+    summary = project.summary("serving.registry")
+    assert summary.on_import is not None and summary.on_import.reason == "builds a Keras model"
+    assert summary.state == {"DEFAULT_MODEL": ("keras_model", 4)}
+    assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+    package = project.summary("serving")
+    assert package.exports["DEFAULT_MODEL"] == "serving.registry.DEFAULT_MODEL"
+    assert project.names_for("batch_embed.py").state("serving.DEFAULT_MODEL") is not None  # through __init__
+
+
+def test_import_cycles_end(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()
+    for name, other in (("a", "b"), ("b", "a")):
+        (tmp_path / f"{name}.py").write_text(f"import tensorflow as tf\nimport {other}\n\n"
+                                             f"def f():\n    return {other}.f()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    project = project_for("a.py", Config())
+    assert project.summary("a") is not None and project.summary("b") is not None
+
+
+# pre-filter ---------------------------------------------------------------------------------------
+def test_prefilter_lets_through_a_file_that_runs_tensorflow_through_its_project(monkeypatch) -> None:
+    directory = ROOT / "fixtures" / "projects" / "fork_after_imported_build"
+    monkeypatch.chdir(directory)
+    clear_caches()
+    source = (directory / "evaluate.py").read_text(encoding="utf-8")
+    assert "tensorflow" not in source and not may_match(source)
+    assert may_need_project(source, "evaluate.py", Config())
+    assert not may_need_project(source, "evaluate.py", Config(project_analysis=False))
+    numpy_only = ROOT / "fixtures" / "projects" / "imported_worker_numpy" / "etl" / "clean.py"
+    assert not may_need_project("import multiprocessing\nfrom etl.clean import clip_rows\nmultiprocessing.Pool(2)\n",
+                                str(numpy_only.parent.parent / "x.py"), Config())
+
+
+# output -------------------------------------------------------------------------------------------
+def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "late_env_after_imported_query")
+    clear_caches()
+    cli.main(["check", "train.py", "--no-cache", "--format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert "trainer/devices.py:5" in finding["message"]
+    assert {"path": "trainer/devices.py", "line": 5} in [
+        {"path": r["path"], "line": r["line"]} for r in finding["related"]]
+    cli.main(["check", "train.py", "--no-cache", "--format", "full", "--color", "never"])
+    full = capsys.readouterr().out
+    assert "trainer/devices.py:5:1" in full and "tf.config.list_logical_devices()" in full
+    cli.main(["check", "train.py", "--no-cache", "--format", "sarif"])
+    [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert any(r["physicalLocation"]["artifactLocation"]["uri"].endswith("trainer/devices.py")
+               for r in result["relatedLocations"])
+
+
+# cache --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("racy", [2.0, -3600.0], ids=["fresh", "settled"])
+def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: float, capsys, monkeypatch) -> None:
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", racy)
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "fixtures" / "projects" / "fork_after_imported_build", project)
+    monkeypatch.chdir(project)
+    model = project / "imgclf" / "model.py"
+
+    def run() -> list[str]:
+        clear_caches()
+        cli.main(["check", ".", "--format", "json", "-j", "1"])
+        return [d["code"] for d in json.loads(capsys.readouterr().out)["findings"]]
+
+    assert run() == ["TFP201"]
+    assert run() == ["TFP201"]  # from the cache
+    original = model.read_text(encoding="utf-8")
+    model.write_text(original.replace("return tf.keras.Model(", "return dict(").replace(
+        "inputs = tf.keras.Input((32, 32, 3))", "inputs = None").replace(
+        "x = tf.keras.layers", "x = dict  # tf.keras.layers").replace("(inputs)", ""), encoding="utf-8")
+    assert run() == []  # the helper no longer starts the runtime: the importing file's result changed
+    model.write_text(original, encoding="utf-8")
+    assert run() == ["TFP201"]
+
+
+def test_flake8_plugin_reads_the_project() -> None:
+    directory = ROOT / "fixtures" / "projects" / "imported_worker"
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "run_jobs.py"], cwd=directory,
+                            capture_output=True, text=True, env=run_env(), timeout=120)
+    assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
+
+
+def test_module_level_start_method_of_an_imported_library_holds(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A library that sets fork at import: the entry point's pools fork (no assumption needed)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "lib.py").write_text('import multiprocessing\nmultiprocessing.set_start_method("fork")\n',
+                                     encoding="utf-8")
+    (tmp_path / "main.py").write_text(textwrap.dedent("""\
+        import multiprocessing as mp
+        import tensorflow as tf
+        import lib
+
+        def work(x):
+            return float(tf.reduce_sum(tf.ones((2, 2)))) + x
+
+        if __name__ == "__main__":
+            print(float(tf.reduce_sum(tf.ones((2, 2)))))
+            with mp.Pool(2) as pool:
+                print(pool.map(work, range(4)))
+        """), encoding="utf-8")
+    found = _findings(tmp_path, "--target-python", "3.14", capsys=capsys, monkeypatch=monkeypatch)
+    assert found == {("main.py", 10, "TFP201")}
+    local = _findings(tmp_path, "--target-python", "3.14", "--no-project", capsys=capsys, monkeypatch=monkeypatch)
+    assert local == set()  # file-local: forkserver, the 3.14 default

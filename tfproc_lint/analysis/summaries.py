@@ -1,0 +1,240 @@
+"""What one module of a project offers the others (its summary), and how another module's names
+resolve through those summaries.
+
+A summary is plain, serialisable data computed from the module's own analysis: for each top-level
+function, class constructor and method, whether calling it starts TensorFlow's runtime (and why,
+where), what kind of TensorFlow state it returns, and whether it runs TensorFlow (a worker that uses
+TF); the module-level names that hold TensorFlow state; what importing the module does (starts the
+runtime, sets the start method); and the names it re-exports from other modules (`from .models
+import build` in a package's `__init__.py`, `from x import *` through `__all__`).
+
+`ProjectNames` answers the analysis of an importing module: `function("pkg.models.build")`,
+`state("pkg.registry.MODEL")`, `on_import("pkg.registry")`, following re-exports transitively
+(cycles end the search). The summaries themselves come from a provider (tfproc_lint/project.py),
+which reads, analyses and caches the project's modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import libcst as cst
+
+from tfproc_lint.analysis.kinds import STATE, Kind
+from tfproc_lint.analysis.symbols import imported_module_names
+from tfproc_lint.analysis.values import literal_start_method
+
+MAX_EXPORT_STEPS = 8  # re-exports followed, `pkg` -> `pkg.api` -> `pkg.api.models` ...
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where something happens in another module: its display path and 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A runtime start (or a setting) in another module: why, and where."""
+
+    reason: str  # "builds a Keras model"
+    place: Place
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    name: str  # qualified within its module: "build", "Registry.__init__", "Registry.load"
+    place: Place  # where it is defined
+    starts: Effect | None = None  # calling it may start TensorFlow's runtime
+    returns: str | None = None  # the Kind value of the TensorFlow state it returns ("keras_model")
+    runs_tf: bool = False  # its code starts or uses the runtime (as a worker: a TF worker)
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    module: str
+    path: str  # display path
+    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    state: dict[str, tuple[str, int]] = field(default_factory=dict)  # global -> (Kind value, line)
+    on_import: Effect | None = None  # importing it may start the runtime
+    start_method: tuple[str, int] | None = None  # set_start_method(...) at import: (method, line)
+    exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
+    star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
+
+    @property
+    def has_tensorflow_facts(self) -> bool:
+        return bool(self.on_import or self.state or self.start_method
+                    or any(f.starts or f.returns or f.runs_tf for f in self.functions.values()))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModuleSummary":
+        def effect(item):
+            return None if item is None else Effect(item["reason"], Place(**item["place"]))
+
+        functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
+                                         f["runs_tf"]) for name, f in data["functions"].items()}
+        return cls(data["module"], data["path"], functions,
+                   {name: (kind, line) for name, (kind, line) in data["state"].items()},
+                   effect(data["on_import"]),
+                   tuple(data["start_method"]) if data["start_method"] else None,
+                   dict(data["exports"]), tuple(data["star_exports"]))
+
+
+def summarize(analysis, module: str, display: str) -> ModuleSummary:
+    """The summary of `analysis`'s module, named `module`, reported as `display`."""
+    walk = analysis.execution
+    tf = analysis.tf
+
+    def place(node: cst.CSTNode) -> Place:
+        return Place(display, analysis.line_of(node))
+
+    def facts(name: str, info) -> FunctionFacts:
+        after = walk.function(info, None, False, depth=1)
+        starts = None
+        if after is not None and hasattr(after, "reason"):
+            starts = tf.external_starts.get(after.call) or Effect(after.reason, place(after.call))
+        returned = analysis.classifier.returned_value(info, 0)
+        returns = returned.kind.value if returned.kind in STATE else None
+        return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info))
+
+    functions: dict[str, FunctionFacts] = {}
+    module_scope = analysis.symbols.module_scope
+    for info in analysis.symbols.functions.values():
+        if info.scope.parent is module_scope:
+            functions[info.node.name.value] = facts(info.node.name.value, info)
+    for klass in analysis.symbols.classes.values():
+        if klass.scope.parent is not module_scope:
+            continue
+        class_name = klass.node.name.value
+        for name, info in analysis.symbols.functions.items():
+            if info.class_info is klass:
+                functions[f"{class_name}.{info.node.name.value}"] = facts(f"{class_name}.{info.node.name.value}", info)
+
+    state: dict[str, tuple[str, int]] = {}
+    exports: dict[str, str] = {}
+    for name, bindings in module_scope.bindings.items():
+        last = bindings[-1]
+        if last.kind == "import" and last.qualified:
+            exports[name] = last.qualified
+            continue
+        if last.kind in ("assign", "annassign", "with") and last.value is not None:
+            value = analysis.classifier.classify_binding(last)
+            if value.kind in STATE:
+                state[name] = (value.kind.value, analysis.line_of(last.value))
+
+    on_import = walk.after_import
+    start_method = None
+    for site in analysis.symbols.calls:
+        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
+        if name == "multiprocessing.set_start_method" and walk.runs_on_import(site.node):
+            start_method = (literal_start_method(site.node) or "unknown", analysis.line_of(site.node))
+            break
+    if start_method is None and analysis.project is not None:
+        start_method = analysis.project.imported_start_method(analysis)
+    return ModuleSummary(
+        module=module, path=display, functions=functions, state=state,
+        on_import=(tf.external_starts.get(on_import.call) or Effect(on_import.reason, place(on_import.call)))
+        if on_import is not None else None,
+        start_method=start_method, exports=exports,
+        star_exports=tuple(analysis.symbols.star_imports),
+    )
+
+
+class ProjectNames:
+    """Resolves an importing module's qualified names through the project's summaries.
+
+    `provider(module_name)` gives a module's summary (None: not a module of this project);
+    `package`: the importing module's package, for relative imports (None: unknown)."""
+
+    def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
+                 used: set | None = None) -> None:
+        self.provider = provider
+        self.package = package
+
+    def summary(self, module: str) -> ModuleSummary | None:
+        return self.provider(module)
+
+    def _split(self, qualified: str, steps: int = 0):
+        """(summary, attribute) for `pkg.mod.name`: the longest module prefix that is a project
+        module, and the rest; re-exports followed."""
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            summary = self.provider(".".join(parts[:cut]))
+            if summary is None:
+                continue
+            rest = parts[cut:]
+            head = rest[0]
+            if head in summary.exports and steps < MAX_EXPORT_STEPS and head not in summary.functions:
+                target = ".".join([summary.exports[head], *rest[1:]])
+                return self._split(target, steps + 1)
+            if head not in summary.functions and head not in summary.state and steps < MAX_EXPORT_STEPS:
+                for star in summary.star_exports:
+                    found = self._split(".".join([star, *rest]), steps + 1)
+                    if found[0] is not None:
+                        return found
+            return summary, ".".join(rest)
+        return None, ""
+
+    def function(self, qualified: str | None) -> FunctionFacts | None:
+        """The facts of the project function (or class, for its constructor) `qualified` names."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        if summary is None:
+            return None
+        return summary.functions.get(attribute) or summary.functions.get(f"{attribute}.__init__")
+
+    def state(self, qualified: str | None) -> tuple[Kind, Place] | None:
+        """The kind of TensorFlow state a project module's global holds, and where it is made."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        if summary is None or attribute not in summary.state:
+            return None
+        kind, line = summary.state[attribute]
+        return Kind(kind), Place(summary.path, line)
+
+    def modules_run_by_import(self, imported: str) -> list[ModuleSummary]:
+        """The project modules `import a.b.c` runs: `a`, `a.b`, `a.b.c` (those that exist)."""
+        parts = imported.split(".")
+        found = []
+        for cut in range(1, len(parts) + 1):
+            summary = self.provider(".".join(parts[:cut]))
+            if summary is not None:
+                found.append(summary)
+        return found
+
+    def imported_start_method(self, analysis) -> tuple[str, int] | None:
+        """The start method that the project modules `analysis`'s module imports at its top level
+        set at import (the first such import's)."""
+        for statement in _top_level_imports(analysis.module.body):
+            for name in imported_module_names(statement, self.package):
+                for summary in self.modules_run_by_import(name):
+                    if summary.start_method is not None:
+                        return summary.start_method
+        return None
+
+
+def _top_level_imports(statements):
+    """Import statements that run at import: at the top level, or in its `if`/`try`/`with` blocks."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from (small for small in statement.body if isinstance(small, (cst.Import, cst.ImportFrom)))
+        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+            yield from _top_level_imports(statement.body.body)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _top_level_imports(handler.body.body)
+            orelse = getattr(statement, "orelse", None)
+            if isinstance(orelse, cst.If):
+                yield from _top_level_imports([orelse])
+            elif orelse is not None:
+                yield from _top_level_imports(orelse.body.body)

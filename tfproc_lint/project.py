@@ -1,0 +1,121 @@
+"""The project's modules as the analysis of one file sees them: their summaries, computed on demand.
+
+A `Project` (one per project root and configuration, kept for the life of the process) reads a
+module's file when another module's analysis first asks for it, analyses it (with the project too,
+so that what it imports counts), and keeps its summary by the file's content: an edited file is
+summarised again on the next request. While one file is linted (`Project.lint_scope`), every module
+file consulted, directly or through another module's summary, is recorded with its content digest
+(`used`): a cached result is valid only while those files are unchanged (cache.py).
+
+A module whose text names neither TensorFlow, Keras nor a start method, and imports no project
+module that does, is summarised without LibCST (its re-exports only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import contextmanager
+from pathlib import Path
+
+from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.summaries import ModuleSummary, ProjectNames, summarize
+from tfproc_lint.config import Config, display_path
+from tfproc_lint.parsing import parse_guarded
+from tfproc_lint.project_layout import Layout, imported_names, layout_for, may_reach_tensorflow
+from tfproc_lint.source import SourceError, decode
+
+MAX_PROJECTS = 16
+
+
+class Project:
+    def __init__(self, layout: Layout, config: Config) -> None:
+        self.layout = layout
+        self.config = config
+        # path -> (content digest, summary, the files (path, digest) it was computed from)
+        self._summaries: dict[Path, tuple[str, ModuleSummary | None, frozenset]] = {}
+        self._active: set[Path] = set()
+        self.used: set[tuple[str, str]] | None = None  # (path, digest) consulted in the current lint
+
+    def names_for(self, path: Path | str) -> ProjectNames:
+        """How names in the file at `path` resolve through the project's modules."""
+        path = Path(path)
+        return ProjectNames(lambda name: self.summary(name, path), self.layout.package_of(path))
+
+    @contextmanager
+    def lint_scope(self):
+        """Record the module files consulted while linting one file (`used`)."""
+        previous, self.used = self.used, set()
+        try:
+            yield self.used
+        finally:
+            if previous is not None:
+                previous |= self.used
+            self.used = previous
+
+    def summary(self, module: str, importer: Path | None = None) -> ModuleSummary | None:
+        path = self.layout.module_path(module, importer)
+        if path is None or path in self._active:  # not ours, or an import cycle: nothing more here
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+        known = self._summaries.get(path)
+        if known is None or known[0] != digest:
+            known = self._summarize(path, module, data, digest)
+            self._summaries[path] = known
+        if self.used is not None:
+            self.used.add((str(path), digest))
+            self.used |= known[2]
+        return known[1]
+
+    def _summarize(self, path: Path, module: str, data: bytes, digest: str):
+        self._active.add(path)
+        consulted: set[tuple[str, str]] = set()
+        previous, self.used = self.used, consulted
+        try:
+            summary = self._compute(path, module, data)
+        finally:
+            self.used = previous
+            self._active.discard(path)
+        return digest, summary, frozenset(consulted)
+
+    def _compute(self, path: Path, module: str, data: bytes) -> ModuleSummary | None:
+        try:
+            text = decode(data).text
+        except SourceError:
+            return None
+        display = display_path(path)
+        own_name = self.layout.module_name(path) or module
+        if not any(word in text for word in ("tensorflow", "keras", "set_start_method")) \
+                and not may_reach_tensorflow(text, path, self.layout):
+            package = self.layout.package_of(path)
+            exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
+            return ModuleSummary(own_name, display, exports=exports)
+        try:
+            tree = parse_guarded(text)
+            analysis = FileAnalysis(tree, display, self.config, project=self.names_for(path))
+            return summarize(analysis, own_name, display)
+        except (SourceError, RecursionError):
+            return None
+
+
+_PROJECTS: dict[tuple, Project] = {}
+
+
+def project_for(path: str | Path, config: Config) -> Project | None:
+    """The project of the file at `path` (None: project analysis is off, or the file is in no
+    project). Kept per root and configuration for the life of the process."""
+    if not config.project_analysis:
+        return None
+    layout = layout_for(path, config.src)
+    if layout is None:
+        return None
+    key = (layout, config.target_python, config.assume_start_method)  # what a summary can depend on
+    project = _PROJECTS.get(key)
+    if project is None:
+        if len(_PROJECTS) >= MAX_PROJECTS:
+            _PROJECTS.pop(next(iter(_PROJECTS)))
+        project = _PROJECTS[key] = Project(layout, config)
+    return project

@@ -1,0 +1,165 @@
+"""Where a file sits in its project: the project's root, its source folders, the file's module name,
+and the file a module name points to. Plain paths and names (no LibCST), so that the command line
+can ask before it imports the engine.
+
+The root is the nearest folder, from the file upwards, that holds a pyproject.toml, setup.cfg,
+setup.py or .git. Modules are found in the source folders: `src` (configured as in Ruff, relative to
+the root), by default the root itself and its `src` folder. A folder is a package whether it holds an
+`__init__.py` or not (namespace packages), as Python's import system finds them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+DEFAULT_SOURCE_FOLDERS = (".", "src")
+MODULE_SUFFIXES = (".py",)
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+    sources: tuple[Path, ...]  # absolute, in the order modules are looked up
+
+    def module_name(self, path: Path | str) -> str | None:
+        """The dotted module name of a file in this project (`pkg.models`; a package's `__init__.py`
+        is the package), or None when it is in none of the source folders."""
+        path = Path(os.path.abspath(path))
+        if path.suffix not in MODULE_SUFFIXES:
+            return None
+        for source in sorted(self.sources, key=lambda s: -len(s.parts)):  # the innermost folder names it
+            try:
+                parts = list(path.relative_to(source).with_suffix("").parts)
+            except ValueError:
+                continue
+            if parts and parts[-1] == "__init__":
+                parts.pop()
+            if parts and all(part.isidentifier() for part in parts):
+                return ".".join(parts)
+        return None
+
+    def module_path(self, name: str, importer: Path | str | None = None) -> Path | None:
+        """The file that module `name` is read from (`a/b.py` or `a/b/__init__.py`), or None: a
+        third-party module, or one that does not exist. A script outside any package (its folder
+        has no `__init__.py`) also finds its neighbours: run as `python tools/run.py`, its folder
+        comes first on `sys.path`."""
+        if importer is not None:
+            folder = Path(os.path.abspath(importer)).parent
+            if not (folder / "__init__.py").exists():
+                found = _module_path((folder,), name)
+                if found is not None:
+                    return found
+        return _module_path(self.sources, name)
+
+    def package_of(self, path: Path | str) -> str | None:
+        """The package relative imports in `path` start from (`pkg` for `pkg/models.py` and for
+        `pkg/__init__.py`); "" for a top-level module; None outside the source folders."""
+        name = self.module_name(path)
+        if name is None:
+            return None
+        if Path(path).name == "__init__.py":
+            return name
+        return name.rpartition(".")[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_path(sources: tuple[Path, ...], name: str) -> Path | None:
+    parts = name.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for source in sources:
+        base = source.joinpath(*parts)
+        for candidate in (base.with_name(base.name + ".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest folder from `start` (a folder) upwards that holds a project marker."""
+    for directory in [start, *start.parents]:
+        if any((directory / marker).exists() for marker in ROOT_MARKERS):
+            return directory
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout_for_directory(directory: Path, src: tuple[str, ...]) -> Layout | None:
+    root = find_root(directory)
+    if root is None:
+        return None
+    folders = src or DEFAULT_SOURCE_FOLDERS
+    sources = tuple(dict.fromkeys(Path(os.path.normpath(root / folder)) for folder in folders))
+    return Layout(root, tuple(s for s in sources if s.is_dir()))
+
+
+def layout_for(path: Path | str, src: tuple[str, ...] = ()) -> Layout | None:
+    """The layout of the project `path` (a file) belongs to, or None outside any project."""
+    directory = Path(os.path.abspath(path)).parent
+    return _layout_for_directory(directory, tuple(src))
+
+
+def clear_caches() -> None:
+    """Forget what was looked up on disk (the editor server calls this when files appear)."""
+    _module_path.cache_clear()
+    _layout_for_directory.cache_clear()
+
+
+# `import a.b as c, d` / `from .a.b import (c, d)`: what a file imports, read from its text (an
+# over-approximation: commented or quoted imports count too, which only lets more files through).
+_IMPORT_LINE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t*]+)|import[ \t]+([\w., \t]+))", re.MULTILINE)
+_TENSORFLOW_WORDS = ("tensorflow", "keras", "set_start_method")
+MAX_IMPORT_DEPTH = 6
+
+
+def imported_names(text: str, package: str | None) -> list[str]:
+    """The modules (and `from` names, which may be modules) that `text` imports, absolute."""
+    found = []
+    for dots, module, names, plain in _IMPORT_LINE.findall(text):
+        if plain:
+            found += [part.split(" as ")[0].strip() for part in plain.split(",") if part.strip()]
+            continue
+        if dots:
+            if package is None:
+                continue
+            parts = package.split(".") if package else []
+            up = len(dots) - 1
+            if up > len(parts):
+                continue
+            module = ".".join([*parts[:len(parts) - up], module] if module else parts[:len(parts) - up])
+        if not module:
+            continue
+        found.append(module)
+        found += [f"{module}.{name.split(' as ')[0].strip()}" for name in names.split(",")
+                  if name.strip() and name.strip() != "*"]
+    return found
+
+
+def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
+    """`text` (the file at `path`) imports, directly or through other project modules, a project
+    module that names TensorFlow, Keras or a start method: a file whose own text names none may
+    still run TensorFlow through it (the pre-filter lets such a file through). Reads files only."""
+    seen: set[Path] = set()
+    pending = [(text, Path(path), 0)]
+    while pending:
+        current, current_path, depth = pending.pop()
+        for name in imported_names(current, layout.package_of(current_path)):
+            target = layout.module_path(name, current_path)
+            if target is None or target in seen:
+                continue
+            seen.add(target)
+            try:
+                imported = target.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if any(word in imported for word in _TENSORFLOW_WORDS):
+                return True
+            if depth + 1 < MAX_IMPORT_DEPTH:
+                pending.append((imported, target, depth + 1))
+    return False
