@@ -9,7 +9,9 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree, may_need_project
+from tfproc_lint.analysis.prefilter import (
+    may_match, may_match_bytes, may_match_tree, may_need_project, may_start_processes_bytes,
+)
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
@@ -210,14 +212,10 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     return result, None
 
 
-_PROCESS_BYTES = (b"multiprocess", b"concurrent", b"billiard", b"joblib", b"loky", b"pathos", b"fork",
-                  b"ray", b"dask", b"pyspark", b"environ", b"set_")
-
-
 def _may_make_processes(data: bytes) -> bool:
-    """Bytes that may make processes, import an engine or change a setting (a superset of what
-    `prefilter.may_start_processes` accepts)."""
-    return any(marker in data for marker in _PROCESS_BYTES)
+    """Bytes that may make processes, import an engine or change a setting (what
+    `prefilter.may_start_processes` accepts, and more)."""
+    return may_start_processes_bytes(data)
 
 
 def _any_rule_enabled(config: Config) -> bool:

@@ -9,6 +9,7 @@ import ast
 import os
 import re
 from collections import Counter
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -74,8 +75,9 @@ def lint_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
     module = parse_guarded(source)
     names = project.names_for(path) if project is not None else None
     try:
-        diagnostics = _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes,
-                                   notebook, syntax_tree, names)
+        with project.lint_scope() if project is not None else nullcontext():
+            diagnostics = _lint_module(module, source, path, config, rules, respect_noqa, fix_edits, verify_fixes,
+                                       notebook, syntax_tree, names)
     except RecursionError:
         # The symbol table walk and LibCST's code generation (positions, fixes) recurse once per
         # nesting level; an expression about 1,000 levels deep (`1 + 1 + ...` with 1,000 terms)

@@ -35,6 +35,8 @@ class Project:
         self._summaries: dict[Path, tuple[str, ModuleSummary | None, frozenset]] = {}
         self._active: set[Path] = set()
         self.used: set[tuple[str, str]] | None = None  # (path, digest) consulted in the current lint
+        # Within one lint, a module's answer is read once: (module, importer's folder) -> result.
+        self._answers: dict[tuple, ModuleSummary | None] | None = None
 
     def names_for(self, path: Path | str) -> ProjectNames:
         """How names in the file at `path` resolve through the project's modules."""
@@ -45,14 +47,33 @@ class Project:
     def lint_scope(self):
         """Record the module files consulted while linting one file (`used`)."""
         previous, self.used = self.used, set()
+        answers, self._answers = self._answers, {}
         try:
             yield self.used
         finally:
             if previous is not None:
                 previous |= self.used
-            self.used = previous
+            self.used, self._answers = previous, answers
 
     def summary(self, module: str, importer: Path | None = None) -> ModuleSummary | None:
+        key = (module, importer.parent if importer is not None else None)
+        if self._answers is not None and key in self._answers:
+            answer, consulted = self._answers[key]
+            if self.used is not None:
+                self.used |= consulted
+            return answer
+        outer, self.used = self.used, set()
+        try:
+            answer = self._summary(module, importer)
+        finally:
+            consulted, self.used = self.used, outer
+        if self.used is not None:
+            self.used |= consulted
+        if self._answers is not None:
+            self._answers[key] = (answer, frozenset(consulted))
+        return answer
+
+    def _summary(self, module: str, importer: Path | None) -> ModuleSummary | None:
         path = self.layout.module_path(module, importer)
         if path is None or path in self._active:  # not ours, or an import cycle: nothing more here
             return None

@@ -116,11 +116,19 @@ def may_start_processes(source: str) -> bool:
         any(marker in source for marker in _SETTINGS) and _names_a_setting(source))
 
 
+def may_start_processes_bytes(data: bytes) -> bool:
+    """`may_start_processes` on bytes, by substrings only (it lets more through)."""
+    return (all(any(marker in data for marker in group) for group in (_BYTE_GROUPS[0], _BYTE_GROUPS[2]))
+            or any(marker in data for marker in _BYTE_SETTINGS) or any(marker in data for marker in _BYTE_ENGINES))
+
+
 def may_need_project(source: str, path, config) -> bool:
     """A file the checks above stop (its text names no TensorFlow) that makes processes, imports an
     engine or names a runtime setting, and imports a module of its project that may run TensorFlow
     (directly or through other project modules): it must reach the analysis, which reads them."""
-    if not getattr(config, "project_analysis", False) or not may_start_processes(source):
+    if not getattr(config, "project_analysis", False) or any(marker in source for marker in _GROUPS[1]):
+        return False  # a file that names TensorFlow itself was judged by `may_match` on its own text
+    if not may_start_processes(source):
         return False
     layout = layout_for(path, config.src)
     return layout is not None and os.path.isfile(path) and may_reach_tensorflow(source, path, layout)
