@@ -320,7 +320,6 @@ def test_finding_names_the_target_version_and_its_source(project, capsys) -> Non
     ('[tool.tfproc-lint]\nexclude = [1, 2]\n', "exclude in [tool.tfproc-lint] in pyproject.toml: expected a list"),
     ("[tool.tfproc-lint]\nselect = [\n", "cannot read"),
     ('tool.tfproc-lint = "TFP1"\n', "[tool.tfproc-lint] in"),
-    ('[project]\nrequires-python = "3.10+"\n', "requires-python in pyproject.toml: '3.10+' is not a valid version"),
 ])
 def test_bad_pyproject_names_the_option(project, capsys, text, expected) -> None:
     write(project / "pyproject.toml", text)
@@ -336,7 +335,7 @@ def test_bad_pyproject_names_the_option(project, capsys, text, expected) -> None
     ("[tfproc_lint]\ntarget-pyhton = 3.12\n", "unknown option 'target-pyhton' in [tfproc_lint] in setup.cfg"),
     ("[tfproc-lint]\nassume_start_method = vfork\n", "assume-start-method in [tfproc-lint] in setup.cfg: expected"),
     ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n", "cannot read"),
-    ("select = TFP1\n", "cannot read"),
+    ("# tfproc-lint's settings\nselect = TFP1\n", "cannot read"),
 ])
 def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None:
     write(project / "setup.cfg", text)
@@ -346,10 +345,12 @@ def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None
 
 @pytest.mark.parametrize("text, expected", [
     ("[tfproc_lint\nselect = TFP1\n", "cannot read {path}: line 1: '[tfproc_lint' comes before any [section] header"),
-    ("select = TFP1\n", "cannot read {path}: line 1: 'select = TFP1' comes before any [section] header"),
+    ("; tfproc-lint\nselect = TFP1\n",
+     "cannot read {path}: line 2: 'select = TFP1' comes before any [section] header"),
     ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n",
      "cannot read {path}: line 3: option 'select' is given twice in [tfproc_lint]"),
-    ("[metadata]\nname = x\n[metadata]\n", "cannot read {path}: line 3: section [metadata] is given twice"),
+    ("[tfproc_lint]\n[metadata]\nname = x\n[metadata]\n",
+     "cannot read {path}: line 4: section [metadata] is given twice"),
     ("[tfproc_lint]\nselect = TFP1\n  [oops\nwhat\n",
      "cannot parse 'what', neither `key = value` nor a [section] header"),
 ])
@@ -358,6 +359,92 @@ def test_a_broken_setup_cfg_is_one_line_naming_the_file_and_the_line(project, ca
     code, out, err = lint(capsys, ".")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expected.format(path=project / "setup.cfg") in err
+
+
+# Another tool's metadata never stops a run -------------------------------------------------------------
+BAD_METADATA = [
+    # (file, text, the warning): a real public project ships `python_requires = >="3.6"`
+    ("setup.cfg", '[options]\npython_requires = >="3.6"\n',
+     """python_requires in vendor/other/setup.cfg: '>="3.6"' is not a valid version specifier; ignored, """
+     "as if absent"),
+    ("pyproject.toml", '[project]\nname = "other"\nrequires-python = "3.10+"\n',
+     "requires-python in vendor/other/pyproject.toml: '3.10+' is not a valid version specifier; ignored, as if absent"),
+    ("pyproject.toml", '[project]\nname = "other"\nrequires-python = 3.6\n',
+     "requires-python in vendor/other/pyproject.toml: expected a version specifier string, got 3.6; ignored"),
+    ("pyproject.toml", '[project\nname = "other"\n', "vendor/other/pyproject.toml: Expected ']'"),
+    ("setup.cfg", "[metadata]\nname = x\n[metadata]\n",
+     "vendor/other/setup.cfg: line 3: section [metadata] is given twice; its python_requires is ignored"),
+    ("setup.cfg", "[metadata]\nauthor = J\xfcrgen\n".encode("latin-1"), "vendor/other/setup.cfg: 'utf-8' codec"),
+]
+
+
+@pytest.mark.parametrize("name, text, warning", BAD_METADATA)
+def test_bad_metadata_of_another_project_is_one_warning_and_the_run_goes_on(
+        two_projects, capsys, name, text, warning) -> None:
+    """A vendored project's bad `requires-python` / `python_requires` (or a file of its that cannot be
+    read at all, but cannot hold tfproc-lint's settings) used to stop the whole run (exit 2, nothing
+    linted). Now: one warning naming the file, and its files are checked as if it had none."""
+    (two_projects / "vendor" / "other" / "pyproject.toml").unlink()
+    path = two_projects / "vendor" / "other" / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    shutil.copy(TFP201_BAD, two_projects / "vendor" / "other" / "pkg" / "more.py")  # two files, one warning
+    code, out, err = lint(capsys, ".")
+    assert code == 1, err
+    assert out.count("TFP201") == 3 and "vendor/other/pkg/app.py" in out and "vendor/other/pkg/more.py" in out
+    assert "(fork assumed: no start method set; fork is the Linux default before Python 3.14)" in out  # as if absent
+    assert f"(fork assumed: target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT})" in out  # ours
+    assert err.count("tfproc-lint: warning: ") == 1 and err.count(warning) == 1, err
+    assert "error" not in err
+
+
+def test_a_bad_requires_python_beside_tfproc_lints_own_table_is_a_warning_too(project, capsys) -> None:
+    """The table's settings still apply; only the metadata is ignored."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    metadata = '[project]\nrequires-python = ">=3.10.*"\n\n'
+    write(project / "pyproject.toml", metadata + '[tool.tfproc-lint]\nignore = ["TFP2"]\n')
+    code, out, err = lint(capsys, ".")
+    assert (code, out) == (0, "All checks passed.\n")
+    assert "requires-python in pyproject.toml: '>=3.10.*' is not a valid version specifier; ignored" in err
+    write(project / "pyproject.toml", metadata + '[tool.tfproc-lint]\nignore = ["TFP9"]\n')
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and "ignore in [tool.tfproc-lint] in pyproject.toml: 'TFP9' matches no rule" in err
+
+
+def test_a_broken_file_named_by_config_is_still_an_error(project, capsys) -> None:
+    write(project / "other.toml", '[project\nname = "other"\n')
+    code, out, err = lint(capsys, ".", "--config", "other.toml")
+    assert code == 2 and out == "" and err.startswith("tfproc-lint: error: cannot read other.toml: Expected")
+
+
+@pytest.mark.parametrize("text", ['project = "other"\n', "tool = 3\n", '[project]\nrequires-python = ""\n'])
+def test_metadata_of_an_unexpected_shape_is_ignored(project, text) -> None:
+    write(project / "pyproject.toml", text)
+    config = load_config(project)
+    assert config.target_python is None and config.warnings == ()
+
+
+def test_flake8_goes_on_past_bad_metadata(two_projects) -> None:
+    """The flake8 plugin loads each file's nearest project too: a warning, not flake8's critical error."""
+    write(two_projects / "vendor" / "other" / "pyproject.toml", '[project]\nrequires-python = ">=\\"3.6\\""\n')
+    completed = subprocess.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
+                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stdout.count("TFP201") == 2
+    assert completed.stderr.count("requires-python in vendor/other/pyproject.toml: '>=\"3.6\"' is not a valid "
+                                  "version specifier; ignored, as if absent") == 1, completed.stderr
+
+
+def test_the_server_warns_about_bad_metadata_and_lints(two_projects) -> None:
+    from tfproc_lint.server.configs import Configs as ServerConfigs
+
+    write(two_projects / "vendor" / "other" / "setup.cfg", '[options]\npython_requires = >="3.6"\n')
+    reports = []
+    configs = ServerConfigs(lambda level, line: reports.append((level, line)))
+    config = configs.for_path(two_projects / "vendor" / "other" / "setup.py")
+    assert config.target_python == (3, 14)  # as if absent: from its pyproject.toml's requires-python
+    assert configs.for_path(two_projects / "vendor" / "other" / "pkg" / "app.py") is config
+    assert [level for level, _ in reports] == ["warning"]
+    assert "python_requires in vendor/other/setup.cfg: '>=\"3.6\"' is not a valid version specifier" in reports[0][1]
 
 
 @pytest.mark.parametrize("args, expected", [
