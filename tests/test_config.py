@@ -576,6 +576,7 @@ def test_right_spellings_give_no_warning(project, capsys) -> None:
     write(project / "pyproject.toml", "[tool.tfproc-lint]\nselect = ['TFP1']\n[tool.ruff]\nline-length = 100\n")
     write(project / "setup.cfg", "[tfproc_lint]\nignore = TFP103\n[tfproc-lint]\nignore = TFP102\n[flake8]\n")
     assert load_config(project).warnings == ()
+    write(project / "app.py", "x = 1\n")  # a file to check: no "no Python files found" warning either
     assert lint(capsys, ".")[2] == ""
 
 

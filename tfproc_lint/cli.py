@@ -15,6 +15,7 @@ from tfproc_lint.config import COMMAND_LINE, START_METHODS, Config, ConfigError,
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+NO_FILES = "no Python files or notebooks found under the given path(s)"
 
 
 class UsageError(Exception):
@@ -145,6 +146,8 @@ def _check(args) -> int:
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
     files, path_errors = collect_files(args.paths, configs, force_exclude=args.force_exclude)
     _print_warnings(configs)
+    if not files and not path_errors and not args.quiet:  # as Ruff: a passing run that checked nothing
+        print(f"tfproc-lint: warning: {NO_FILES}", file=sys.stderr)
     config = Config()  # each file carries its own; this is for none
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
