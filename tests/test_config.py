@@ -539,6 +539,87 @@ def test_rule_codes_from_module_names_are_the_rules_codes() -> None:
     assert rule_codes() == [rule.code for rule in all_rules()]
 
 
+def test_rule_names_from_module_names_are_the_rules_names() -> None:
+    """A rule module's file name carries its code and its name (tfp201_runtime_initialised_before_fork.py):
+    names are translated to codes without importing the rules."""
+    from tfproc_lint.rules import rule_names
+    from tfproc_lint.rules.base import all_rules
+
+    assert rule_names() == {rule.name: rule.code for rule in all_rules()}
+
+
+# Rules' names wherever codes go ------------------------------------------------------------------------
+def test_rule_names_select_and_ignore_on_the_command_line(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, _ = lint(capsys, "app.py", "--select", "session-crosses-process,TFP3")
+    assert code == 0, out
+    code, out, _ = lint(capsys, "app.py", "--select", "runtime-initialised-before-fork")
+    assert code == 1 and "TFP201" in out
+    assert lint(capsys, "app.py", "--ignore", "runtime-initialised-before-fork")[0] == 0
+    code, out, _ = lint(capsys, "app.py", "--select", "TFP1", "--extend-select", "runtime-initialised-before-fork")
+    assert code == 1 and "TFP201" in out
+
+
+def test_rule_names_in_both_files(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nignore = ["runtime-initialised-before-fork"]\n')
+    assert lint(capsys, "app.py")[0] == 0
+    write(project / "pyproject.toml", """\
+        [tool.tfproc-lint]
+        select = ["TFP1"]
+        extend-select = ["model-per-cpu", "runtime-initialised-before-fork"]
+        [tool.tfproc-lint.per-file-ignores]
+        "other.py" = ["runtime-initialised-before-fork"]
+        """)
+    config = load_config(project)
+    assert config.select == ("TFP1", "TFP302", "TFP201") and config.is_enabled("TFP302", default_enabled=False)
+    assert config.per_file_ignores[0].codes == ("TFP201",)
+    shutil.copy(TFP201_BAD, project / "other.py")
+    assert lint(capsys, "app.py")[0] == 1 and lint(capsys, "other.py")[0] == 0
+    (project / "pyproject.toml").unlink()
+    write(project / "setup.cfg", """\
+        [tfproc_lint]
+        ignore = session-crosses-process, TFP3
+        per-file-ignores =
+            tests/*: runtime-initialised-before-fork TFP101
+            app.py: runtime-initialised-before-fork
+        """)
+    config = load_config(project)
+    assert config.ignore == ("TFP101", "TFP3")
+    assert [(entry.pattern, entry.codes) for entry in config.per_file_ignores] == [
+        ("tests/*", ("TFP201", "TFP101")), ("app.py", ("TFP201",))]
+    code, out, _ = lint(capsys, "app.py")
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("where, args, expected", [
+    ("cli", ["--select", "runtime-initialised-befor-fork"],
+     "select in the command line: 'runtime-initialised-befor-fork' is no rule's name; `tfproc-lint rules` lists"),
+    ("cli", ["--ignore", "Session-Crosses-Process"],
+     "ignore in the command line: 'Session-Crosses-Process' is not a rule code, prefix or name"),
+    ("pyproject.toml", '[tool.tfproc-lint]\nextend-select = ["model-per-gpu"]\n',
+     "extend-select in [tool.tfproc-lint] in pyproject.toml: 'model-per-gpu' is no rule's name"),
+    ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"a.py" = ["no-such-rule"]\n',
+     "per-file-ignores in [tool.tfproc-lint] in pyproject.toml for 'a.py': 'no-such-rule' is no rule's name"),
+])
+def test_an_unknown_rule_name_is_one_line_naming_where(project, capsys, where, args, expected) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    if where != "cli":
+        write(project / where, args)
+        args = []
+    code, out, err = lint(capsys, "app.py", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and expected in err, err
+
+
+def test_flake8_warns_that_its_own_selection_takes_codes_only(project) -> None:
+    """flake8 decides select and ignore by code; a name there would silently do nothing."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    completed = flake8(project, "--extend-ignore", "runtime-initialised-before-fork")
+    assert "TFP201" in completed.stdout
+    assert completed.stderr.count("tfproc-lint: warning: flake8's extend-ignore takes codes, not rule names: "
+                                  "'runtime-initialised-before-fork' does nothing; write TFP201") == 1
+
+
 def test_selectors_are_checked_without_importing_libcst(project) -> None:
     """The rules' codes come from their module names: a run that parses nothing imports no LibCST."""
     write(project / "plain.py", "x = 1\n")
@@ -807,7 +888,7 @@ def test_per_file_ignores_through_the_engine_and_flake8(project) -> None:
     ("pyproject.toml", '[tool.tfproc-lint]\nper-file-ignores = ["tests/*"]\n',
      "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: expected a table of file patterns to lists of codes"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["tfp201"]\n',
-     "'tfp201' is not a rule code or prefix"),
+     "'tfp201' is not a rule code, prefix or name"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = []\n',
      "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: 'tests/*' needs a file pattern and at least one code"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["TFP999"]\n',

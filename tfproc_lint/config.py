@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
+from tfproc_lint.rule_index import RULE_NAME, rule_names
+
 if TYPE_CHECKING:
     import configparser
 
@@ -139,11 +141,23 @@ def is_specific(selector: str) -> bool:
 
 # Option table: file key -> (Config field, parser)
 def _codes(value, option: str) -> tuple[str, ...]:
-    items = _list(value, option)
-    for item in items:
-        if not re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", item):
-            raise ConfigError(f"{option}: {item!r} is not a rule code or prefix (e.g. TFP1, TFP101)")
-    return items
+    """Codes and prefixes (`TFP1`, `TFP201`), and rules' names (`runtime-initialised-before-fork`),
+    which become their codes."""
+    return tuple(_code(item, option) for item in _list(value, option))
+
+
+_CODE = re.compile(r"[A-Z]{1,5}[0-9]{0,3}")
+
+
+def _code(item: str, option: str) -> str:
+    if _CODE.fullmatch(item):
+        return item
+    if RULE_NAME.fullmatch(item):
+        if item in rule_names():
+            return rule_names()[item]
+        raise ConfigError(f"{option}: {item!r} is no rule's name; `tfproc-lint rules` lists each rule's code and name")
+    raise ConfigError(f"{option}: {item!r} is not a rule code, prefix or name "
+                      "(e.g. TFP1, TFP201, runtime-initialised-before-fork)")
 
 
 def _list(value, option: str) -> tuple[str, ...]:
@@ -193,7 +207,8 @@ def _per_file_ignores(value, option: str) -> tuple[tuple[str, tuple[str, ...]], 
     for pattern, codes in pairs:
         if not pattern.strip("!") or not codes:
             raise ConfigError(f"{option}: {pattern!r} needs a file pattern and at least one code")
-    return tuple(pairs)
+    return tuple((pattern, tuple(_code(code, f"{option} for {pattern!r}") for code in codes))
+                 for pattern, codes in pairs)
 
 
 def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -207,7 +222,7 @@ def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]
             if after_colon or not patterns:
                 raise ConfigError(f"{option}: expected `pattern: codes` pairs, got {text.strip()!r}")
             after_colon = True
-        elif after_colon and re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", token):
+        elif after_colon and (_CODE.fullmatch(token) or token in rule_names()):
             codes.append(token)
         else:
             if after_colon:  # a pattern after the codes: the next pair
