@@ -5,6 +5,8 @@ imported on its own, away from this checkout."""
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -52,3 +54,37 @@ def test_the_license_is_the_apache_text_and_the_wheel_carries_it(wheel) -> None:
         assert archive.read(licenses[0]) == license_text
         metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
     assert "License: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
+
+
+def test_explain_from_the_wheel_prints_the_repositorys_pages_evidence_included(wheel, tmp_path) -> None:
+    """The pages' Evidence section quotes the probe's observations (docs/probe/evidence.json); the
+    wheel carries them as package data, so an installed `explain` prints each page as committed."""
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(site)
+    assert json.loads((site / "tfproc_lint" / "probe_evidence.json").read_text(encoding="utf-8")) == json.loads(
+        (ROOT / "docs" / "probe" / "evidence.json").read_text(encoding="utf-8"))
+    script = """if True:
+        import contextlib, io, json, sys
+        import tfproc_lint
+        from tfproc_lint.cli import main
+        from tfproc_lint.rules import rule_codes
+
+        pages = {"module": tfproc_lint.__file__}
+        for code in rule_codes():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert main(["explain", code]) == 0
+            pages[code] = out.getvalue()
+        print(json.dumps(pages))
+        """
+    env = dict(os.environ, PYTHONPATH=str(site))
+    completed = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                               text=True, timeout=120, check=False)
+    assert completed.returncode == 0, completed.stderr
+    pages = json.loads(completed.stdout)
+    assert Path(pages.pop("module")).is_relative_to(site)  # the wheel's code, not this checkout's
+    assert len(pages) == len(list((ROOT / "docs" / "rules").glob("TFP*.md")))
+    for code, text in pages.items():
+        assert "| scenario | expected | observed | verdict |" in text, code
+        assert text == (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8"), code
