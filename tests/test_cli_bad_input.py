@@ -7,6 +7,7 @@ of their own. Every run has a timeout, so a hang fails the test instead of stall
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -207,7 +208,45 @@ def test_directory_without_python_files(tmp_path) -> None:
     (tmp_path / "docs" / "conf.pyc").write_bytes(b"\x00\x01")
     result = run("docs", cwd=tmp_path)
     assert_clean_exit(result)
-    assert result.returncode == 0 and result.stderr == ""
+    assert result.returncode == 0 and result.stdout == "All checks passed.\n"
+    assert result.stderr == NO_FILES  # as Ruff: exit 0, and a warning that nothing was checked
+
+
+NO_FILES = "tfproc-lint: warning: no Python files or notebooks found under the given path(s)\n"
+
+
+@pytest.mark.parametrize("args", [["empty"], ["empty", "--fix"], ["empty", "--diff"], ["empty", "--add-noqa"],
+                                  ["."], ["--force-exclude", "gen/app.py"]])
+def test_nothing_to_check_is_a_warning(tmp_path, args) -> None:
+    """An empty folder, or paths whose every file is excluded (pre-commit passes --force-exclude),
+    exit 0 with one warning on stderr."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "app.py").write_text(BAD)
+    (tmp_path / "pyproject.toml").write_text('[tool.tfproc-lint]\nextend-exclude = ["gen"]\n')
+    result = run(*args, cwd=tmp_path)
+    assert (result.returncode, result.stderr.splitlines(keepends=True)[0]) == (0, NO_FILES), result.stdout
+    assert result.stderr in (NO_FILES, NO_FILES + "0 fixes would be applied.\n")  # --diff's summary
+
+
+@pytest.mark.parametrize("output", ["json", "sarif", "github"])
+def test_nothing_to_check_keeps_machine_output_valid(tmp_path, output) -> None:
+    result = run("--format", output, ".", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, NO_FILES)
+    if output == "github":
+        assert result.stdout == ""
+    else:
+        document = json.loads(result.stdout)
+        assert document.get("findings", document.get("runs")) is not None
+
+
+def test_nothing_to_check_is_quiet_with_quiet_and_silent_for_a_file_or_a_missing_path(tmp_path) -> None:
+    assert (run("-q", ".", cwd=tmp_path).stderr, run("-q", ".", cwd=tmp_path).stdout) == ("", "")
+    (tmp_path / "notes.txt").write_text("not Python\n")
+    named = run("notes.txt", cwd=tmp_path)  # a file named on the command line is checked whatever its name
+    assert (named.returncode, named.stderr) == (0, "")
+    missing = run("missing.py", cwd=tmp_path)
+    assert missing.returncode == 1 and NO_FILES not in missing.stderr
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads chmod-000 files and directories; "

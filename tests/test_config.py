@@ -320,7 +320,6 @@ def test_finding_names_the_target_version_and_its_source(project, capsys) -> Non
     ('[tool.tfproc-lint]\nexclude = [1, 2]\n', "exclude in [tool.tfproc-lint] in pyproject.toml: expected a list"),
     ("[tool.tfproc-lint]\nselect = [\n", "cannot read"),
     ('tool.tfproc-lint = "TFP1"\n', "[tool.tfproc-lint] in"),
-    ('[project]\nrequires-python = "3.10+"\n', "requires-python in pyproject.toml: '3.10+' is not a valid version"),
 ])
 def test_bad_pyproject_names_the_option(project, capsys, text, expected) -> None:
     write(project / "pyproject.toml", text)
@@ -336,7 +335,7 @@ def test_bad_pyproject_names_the_option(project, capsys, text, expected) -> None
     ("[tfproc_lint]\ntarget-pyhton = 3.12\n", "unknown option 'target-pyhton' in [tfproc_lint] in setup.cfg"),
     ("[tfproc-lint]\nassume_start_method = vfork\n", "assume-start-method in [tfproc-lint] in setup.cfg: expected"),
     ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n", "cannot read"),
-    ("select = TFP1\n", "cannot read"),
+    ("# tfproc-lint's settings\nselect = TFP1\n", "cannot read"),
 ])
 def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None:
     write(project / "setup.cfg", text)
@@ -346,10 +345,12 @@ def test_bad_setup_cfg_names_the_option(project, capsys, text, expected) -> None
 
 @pytest.mark.parametrize("text, expected", [
     ("[tfproc_lint\nselect = TFP1\n", "cannot read {path}: line 1: '[tfproc_lint' comes before any [section] header"),
-    ("select = TFP1\n", "cannot read {path}: line 1: 'select = TFP1' comes before any [section] header"),
+    ("; tfproc-lint\nselect = TFP1\n",
+     "cannot read {path}: line 2: 'select = TFP1' comes before any [section] header"),
     ("[tfproc_lint]\nselect = TFP1\nselect = TFP2\n",
      "cannot read {path}: line 3: option 'select' is given twice in [tfproc_lint]"),
-    ("[metadata]\nname = x\n[metadata]\n", "cannot read {path}: line 3: section [metadata] is given twice"),
+    ("[tfproc_lint]\n[metadata]\nname = x\n[metadata]\n",
+     "cannot read {path}: line 4: section [metadata] is given twice"),
     ("[tfproc_lint]\nselect = TFP1\n  [oops\nwhat\n",
      "cannot parse 'what', neither `key = value` nor a [section] header"),
 ])
@@ -358,6 +359,92 @@ def test_a_broken_setup_cfg_is_one_line_naming_the_file_and_the_line(project, ca
     code, out, err = lint(capsys, ".")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and expected.format(path=project / "setup.cfg") in err
+
+
+# Another tool's metadata never stops a run -------------------------------------------------------------
+BAD_METADATA = [
+    # (file, text, the warning): a real public project ships `python_requires = >="3.6"`
+    ("setup.cfg", '[options]\npython_requires = >="3.6"\n',
+     """python_requires in vendor/other/setup.cfg: '>="3.6"' is not a valid version specifier; ignored, """
+     "as if absent"),
+    ("pyproject.toml", '[project]\nname = "other"\nrequires-python = "3.10+"\n',
+     "requires-python in vendor/other/pyproject.toml: '3.10+' is not a valid version specifier; ignored, as if absent"),
+    ("pyproject.toml", '[project]\nname = "other"\nrequires-python = 3.6\n',
+     "requires-python in vendor/other/pyproject.toml: expected a version specifier string, got 3.6; ignored"),
+    ("pyproject.toml", '[project\nname = "other"\n', "vendor/other/pyproject.toml: Expected ']'"),
+    ("setup.cfg", "[metadata]\nname = x\n[metadata]\n",
+     "vendor/other/setup.cfg: line 3: section [metadata] is given twice; its python_requires is ignored"),
+    ("setup.cfg", "[metadata]\nauthor = J\xfcrgen\n".encode("latin-1"), "vendor/other/setup.cfg: 'utf-8' codec"),
+]
+
+
+@pytest.mark.parametrize("name, text, warning", BAD_METADATA)
+def test_bad_metadata_of_another_project_is_one_warning_and_the_run_goes_on(
+        two_projects, capsys, name, text, warning) -> None:
+    """A vendored project's bad `requires-python` / `python_requires` (or a file of its that cannot be
+    read at all, but cannot hold tfproc-lint's settings) used to stop the whole run (exit 2, nothing
+    linted). Now: one warning naming the file, and its files are checked as if it had none."""
+    (two_projects / "vendor" / "other" / "pyproject.toml").unlink()
+    path = two_projects / "vendor" / "other" / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    shutil.copy(TFP201_BAD, two_projects / "vendor" / "other" / "pkg" / "more.py")  # two files, one warning
+    code, out, err = lint(capsys, ".")
+    assert code == 1, err
+    assert out.count("TFP201") == 3 and "vendor/other/pkg/app.py" in out and "vendor/other/pkg/more.py" in out
+    assert "(fork assumed: no start method set; fork is the Linux default before Python 3.14)" in out  # as if absent
+    assert f"(fork assumed: target Python 3.10 from python_requires in setup.cfg: {FORK_DEFAULT})" in out  # ours
+    assert err.count("tfproc-lint: warning: ") == 1 and err.count(warning) == 1, err
+    assert "error" not in err
+
+
+def test_a_bad_requires_python_beside_tfproc_lints_own_table_is_a_warning_too(project, capsys) -> None:
+    """The table's settings still apply; only the metadata is ignored."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    metadata = '[project]\nrequires-python = ">=3.10.*"\n\n'
+    write(project / "pyproject.toml", metadata + '[tool.tfproc-lint]\nignore = ["TFP2"]\n')
+    code, out, err = lint(capsys, ".")
+    assert (code, out) == (0, "All checks passed.\n")
+    assert "requires-python in pyproject.toml: '>=3.10.*' is not a valid version specifier; ignored" in err
+    write(project / "pyproject.toml", metadata + '[tool.tfproc-lint]\nignore = ["TFP9"]\n')
+    code, out, err = lint(capsys, ".")
+    assert code == 2 and "ignore in [tool.tfproc-lint] in pyproject.toml: 'TFP9' matches no rule" in err
+
+
+def test_a_broken_file_named_by_config_is_still_an_error(project, capsys) -> None:
+    write(project / "other.toml", '[project\nname = "other"\n')
+    code, out, err = lint(capsys, ".", "--config", "other.toml")
+    assert code == 2 and out == "" and err.startswith("tfproc-lint: error: cannot read other.toml: Expected")
+
+
+@pytest.mark.parametrize("text", ['project = "other"\n', "tool = 3\n", '[project]\nrequires-python = ""\n'])
+def test_metadata_of_an_unexpected_shape_is_ignored(project, text) -> None:
+    write(project / "pyproject.toml", text)
+    config = load_config(project)
+    assert config.target_python is None and config.warnings == ()
+
+
+def test_flake8_goes_on_past_bad_metadata(two_projects) -> None:
+    """The flake8 plugin loads each file's nearest project too: a warning, not flake8's critical error."""
+    write(two_projects / "vendor" / "other" / "pyproject.toml", '[project]\nrequires-python = ">=\\"3.6\\""\n')
+    completed = subprocess.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
+                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert completed.returncode == 1, completed.stderr
+    assert completed.stdout.count("TFP201") == 2
+    assert completed.stderr.count("requires-python in vendor/other/pyproject.toml: '>=\"3.6\"' is not a valid "
+                                  "version specifier; ignored, as if absent") == 1, completed.stderr
+
+
+def test_the_server_warns_about_bad_metadata_and_lints(two_projects) -> None:
+    from tfproc_lint.server.configs import Configs as ServerConfigs
+
+    write(two_projects / "vendor" / "other" / "setup.cfg", '[options]\npython_requires = >="3.6"\n')
+    reports = []
+    configs = ServerConfigs(lambda level, line: reports.append((level, line)))
+    config = configs.for_path(two_projects / "vendor" / "other" / "setup.py")
+    assert config.target_python == (3, 14)  # as if absent: from its pyproject.toml's requires-python
+    assert configs.for_path(two_projects / "vendor" / "other" / "pkg" / "app.py") is config
+    assert [level for level, _ in reports] == ["warning"]
+    assert "python_requires in vendor/other/setup.cfg: '>=\"3.6\"' is not a valid version specifier" in reports[0][1]
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -452,6 +539,87 @@ def test_rule_codes_from_module_names_are_the_rules_codes() -> None:
     assert rule_codes() == [rule.code for rule in all_rules()]
 
 
+def test_rule_names_from_module_names_are_the_rules_names() -> None:
+    """A rule module's file name carries its code and its name (tfp201_runtime_initialised_before_fork.py):
+    names are translated to codes without importing the rules."""
+    from tfproc_lint.rules import rule_names
+    from tfproc_lint.rules.base import all_rules
+
+    assert rule_names() == {rule.name: rule.code for rule in all_rules()}
+
+
+# Rules' names wherever codes go ------------------------------------------------------------------------
+def test_rule_names_select_and_ignore_on_the_command_line(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    code, out, _ = lint(capsys, "app.py", "--select", "session-crosses-process,TFP3")
+    assert code == 0, out
+    code, out, _ = lint(capsys, "app.py", "--select", "runtime-initialised-before-fork")
+    assert code == 1 and "TFP201" in out
+    assert lint(capsys, "app.py", "--ignore", "runtime-initialised-before-fork")[0] == 0
+    code, out, _ = lint(capsys, "app.py", "--select", "TFP1", "--extend-select", "runtime-initialised-before-fork")
+    assert code == 1 and "TFP201" in out
+
+
+def test_rule_names_in_both_files(project, capsys) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    write(project / "pyproject.toml", '[tool.tfproc-lint]\nignore = ["runtime-initialised-before-fork"]\n')
+    assert lint(capsys, "app.py")[0] == 0
+    write(project / "pyproject.toml", """\
+        [tool.tfproc-lint]
+        select = ["TFP1"]
+        extend-select = ["model-per-cpu", "runtime-initialised-before-fork"]
+        [tool.tfproc-lint.per-file-ignores]
+        "other.py" = ["runtime-initialised-before-fork"]
+        """)
+    config = load_config(project)
+    assert config.select == ("TFP1", "TFP302", "TFP201") and config.is_enabled("TFP302", default_enabled=False)
+    assert config.per_file_ignores[0].codes == ("TFP201",)
+    shutil.copy(TFP201_BAD, project / "other.py")
+    assert lint(capsys, "app.py")[0] == 1 and lint(capsys, "other.py")[0] == 0
+    (project / "pyproject.toml").unlink()
+    write(project / "setup.cfg", """\
+        [tfproc_lint]
+        ignore = session-crosses-process, TFP3
+        per-file-ignores =
+            tests/*: runtime-initialised-before-fork TFP101
+            app.py: runtime-initialised-before-fork
+        """)
+    config = load_config(project)
+    assert config.ignore == ("TFP101", "TFP3")
+    assert [(entry.pattern, entry.codes) for entry in config.per_file_ignores] == [
+        ("tests/*", ("TFP201", "TFP101")), ("app.py", ("TFP201",))]
+    code, out, _ = lint(capsys, "app.py")
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("where, args, expected", [
+    ("cli", ["--select", "runtime-initialised-befor-fork"],
+     "select in the command line: 'runtime-initialised-befor-fork' is no rule's name; `tfproc-lint rules` lists"),
+    ("cli", ["--ignore", "Session-Crosses-Process"],
+     "ignore in the command line: 'Session-Crosses-Process' is not a rule code, prefix or name"),
+    ("pyproject.toml", '[tool.tfproc-lint]\nextend-select = ["model-per-gpu"]\n',
+     "extend-select in [tool.tfproc-lint] in pyproject.toml: 'model-per-gpu' is no rule's name"),
+    ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"a.py" = ["no-such-rule"]\n',
+     "per-file-ignores in [tool.tfproc-lint] in pyproject.toml for 'a.py': 'no-such-rule' is no rule's name"),
+])
+def test_an_unknown_rule_name_is_one_line_naming_where(project, capsys, where, args, expected) -> None:
+    shutil.copy(TFP201_BAD, project / "app.py")
+    if where != "cli":
+        write(project / where, args)
+        args = []
+    code, out, err = lint(capsys, "app.py", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and expected in err, err
+
+
+def test_flake8_warns_that_its_own_selection_takes_codes_only(project) -> None:
+    """flake8 decides select and ignore by code; a name there would silently do nothing."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    completed = flake8(project, "--extend-ignore", "runtime-initialised-before-fork")
+    assert "TFP201" in completed.stdout
+    assert completed.stderr.count("tfproc-lint: warning: flake8's extend-ignore takes codes, not rule names: "
+                                  "'runtime-initialised-before-fork' does nothing; write TFP201") == 1
+
+
 def test_selectors_are_checked_without_importing_libcst(project) -> None:
     """The rules' codes come from their module names: a run that parses nothing imports no LibCST."""
     write(project / "plain.py", "x = 1\n")
@@ -489,6 +657,7 @@ def test_right_spellings_give_no_warning(project, capsys) -> None:
     write(project / "pyproject.toml", "[tool.tfproc-lint]\nselect = ['TFP1']\n[tool.ruff]\nline-length = 100\n")
     write(project / "setup.cfg", "[tfproc_lint]\nignore = TFP103\n[tfproc-lint]\nignore = TFP102\n[flake8]\n")
     assert load_config(project).warnings == ()
+    write(project / "app.py", "x = 1\n")  # a file to check: no "no Python files found" warning either
     assert lint(capsys, ".")[2] == ""
 
 
@@ -719,7 +888,7 @@ def test_per_file_ignores_through_the_engine_and_flake8(project) -> None:
     ("pyproject.toml", '[tool.tfproc-lint]\nper-file-ignores = ["tests/*"]\n',
      "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: expected a table of file patterns to lists of codes"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["tfp201"]\n',
-     "'tfp201' is not a rule code or prefix"),
+     "'tfp201' is not a rule code, prefix or name"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = []\n',
      "per-file-ignores in [tool.tfproc-lint] in pyproject.toml: 'tests/*' needs a file pattern and at least one code"),
     ("pyproject.toml", '[tool.tfproc-lint.per-file-ignores]\n"tests/*" = ["TFP999"]\n',

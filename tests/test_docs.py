@@ -35,17 +35,26 @@ def test_explain_prints_the_page() -> None:
     assert result.stdout == render_rule(next(r for r in all_rules() if r.code == "TFP201"))
 
 
-def test_explain_unknown_rule_is_a_usage_error() -> None:
-    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "TFP999"],
+def test_explain_takes_a_rules_name() -> None:
+    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "runtime-initialised-before-fork"],
                             capture_output=True, text=True, check=False)
-    assert result.returncode == 2
-    assert "unknown rule 'TFP999'" in result.stderr
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == render_rule(next(r for r in all_rules() if r.code == "TFP201"))
+
+
+def test_explain_unknown_rule_is_a_usage_error() -> None:
+    for unknown in ("TFP999", "runtime-initialized-before-fork"):
+        result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", unknown],
+                                capture_output=True, text=True, check=False)
+        assert result.returncode == 2
+        assert result.stderr == (f"tfproc-lint: error: unknown rule {unknown!r}: give a code or a name, e.g. TFP201 "
+                                 "or runtime-initialised-before-fork; `tfproc-lint rules` lists them\n")
 
 
 def test_the_evidence_the_pages_quote_is_the_committed_reports(root) -> None:
     """docs/probe/evidence.json, which the pages read, is what the probe writes for report.json."""
     report = json.loads((root / "docs" / "probe" / "report.json").read_text(encoding="utf-8"))
-    assert PROBE_EVIDENCE == root / "docs" / "probe" / "evidence.json"
+    assert PROBE_EVIDENCE.resolve() == root / "docs" / "probe" / "evidence.json"  # a link in the package
     assert json.loads(PROBE_EVIDENCE.read_text(encoding="utf-8")) == for_docs(report)
 
 

@@ -17,7 +17,7 @@ PACKAGE = "tfproc_lint"
 # front ends (cli, flake8_plugin, batch, cache, docs, output/, server/).
 LAYERS = {
     "data": {"tfproc_lint", "tfproc_lint.diagnostics", "tfproc_lint.config", "tfproc_lint.links",
-             "tfproc_lint.source", "tfproc_lint.files",
+             "tfproc_lint.rule_index", "tfproc_lint.source", "tfproc_lint.files",
              "tfproc_lint.project_layout"},
     "analysis": {"tfproc_lint.analysis"},
     "fixes": {"tfproc_lint.fixes"},

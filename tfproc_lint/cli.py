@@ -15,6 +15,7 @@ from tfproc_lint.config import COMMAND_LINE, START_METHODS, Config, ConfigError,
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+NO_FILES = "no Python files or notebooks found under the given path(s)"
 
 
 class UsageError(Exception):
@@ -34,9 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and directories (and fix them)")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    check.add_argument("--select", help="comma-separated codes or prefixes to enable (e.g. TFP1,TFP201)")
-    check.add_argument("--ignore", help="comma-separated codes or prefixes to disable")
-    check.add_argument("--extend-select", help="codes or prefixes added to the selection from the config")
+    check.add_argument("--select", help="comma-separated codes, prefixes or rule names to enable (e.g. TFP1,TFP201, "
+                                        "runtime-initialised-before-fork)")
+    check.add_argument("--ignore", help="comma-separated codes, prefixes or rule names to disable")
+    check.add_argument("--extend-select", help="codes, prefixes or rule names added to the selection from the config")
     check.add_argument("--exclude", help="comma-separated patterns replacing the default excludes")
     check.add_argument("--extend-exclude", help="comma-separated patterns added to the excludes")
     check.add_argument("--target-python", help="Python version the code runs on (drives the default start method)")
@@ -75,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--format", choices=("text", "json"), default="text")
 
     explain = commands.add_parser("explain", help="print a rule's documentation")
-    explain.add_argument("code", help="a rule code, e.g. TFP101")
+    explain.add_argument("code", metavar="RULE",
+                         help="a rule's code or name, e.g. TFP201 or runtime-initialised-before-fork")
 
     commands.add_parser("probe", help="run the runtime probe (see `tfproc-lint probe --help`)", add_help=False)
 
@@ -147,6 +150,8 @@ def _check(args) -> int:
     console = Console(sys.stderr, args.color, quiet=args.quiet or args.format not in TEXT_FORMATS)
     files, path_errors = collect_files(args.paths, configs, force_exclude=args.force_exclude)
     _print_warnings(configs)
+    if not files and not path_errors and not args.quiet:  # as Ruff: a passing run that checked nothing
+        print(f"tfproc-lint: warning: {NO_FILES}", file=sys.stderr)
     config = Config()  # each file carries its own; this is for none
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
@@ -323,10 +328,10 @@ def _explain(args) -> int:
     from tfproc_lint.docs import render_rule
     from tfproc_lint.rules.base import all_rules, rule_by_code
 
-    rule = rule_by_code(args.code)
+    rule = rule_by_code(args.code) or next((r for r in all_rules() if r.name == args.code.lower()), None)
     if rule is None:
-        known = ", ".join(r.code for r in all_rules())
-        raise UsageError(f"unknown rule {args.code!r} (known: {known})")
+        raise UsageError(f"unknown rule {args.code!r}: give a code or a name, e.g. TFP201 or "
+                         "runtime-initialised-before-fork; `tfproc-lint rules` lists them")
     sys.stdout.write(render_rule(rule))
     return EXIT_CLEAN
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
+from tfproc_lint.rule_index import RULE_NAME, rule_names
+
 if TYPE_CHECKING:
     import configparser
 
@@ -143,11 +145,23 @@ def is_specific(selector: str) -> bool:
 
 # Option table: file key -> (Config field, parser)
 def _codes(value, option: str) -> tuple[str, ...]:
-    items = _list(value, option)
-    for item in items:
-        if not re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", item):
-            raise ConfigError(f"{option}: {item!r} is not a rule code or prefix (e.g. TFP1, TFP101)")
-    return items
+    """Codes and prefixes (`TFP1`, `TFP201`), and rules' names (`runtime-initialised-before-fork`),
+    which become their codes."""
+    return tuple(_code(item, option) for item in _list(value, option))
+
+
+_CODE = re.compile(r"[A-Z]{1,5}[0-9]{0,3}")
+
+
+def _code(item: str, option: str) -> str:
+    if _CODE.fullmatch(item):
+        return item
+    if RULE_NAME.fullmatch(item):
+        if item in rule_names():
+            return rule_names()[item]
+        raise ConfigError(f"{option}: {item!r} is no rule's name; `tfproc-lint rules` lists each rule's code and name")
+    raise ConfigError(f"{option}: {item!r} is not a rule code, prefix or name "
+                      "(e.g. TFP1, TFP201, runtime-initialised-before-fork)")
 
 
 def _list(value, option: str) -> tuple[str, ...]:
@@ -197,7 +211,8 @@ def _per_file_ignores(value, option: str) -> tuple[tuple[str, tuple[str, ...]], 
     for pattern, codes in pairs:
         if not pattern.strip("!") or not codes:
             raise ConfigError(f"{option}: {pattern!r} needs a file pattern and at least one code")
-    return tuple(pairs)
+    return tuple((pattern, tuple(_code(code, f"{option} for {pattern!r}") for code in codes))
+                 for pattern, codes in pairs)
 
 
 def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -211,7 +226,7 @@ def _flake8_mapping(text: str, option: str) -> list[tuple[str, tuple[str, ...]]]
             if after_colon or not patterns:
                 raise ConfigError(f"{option}: expected `pattern: codes` pairs, got {text.strip()!r}")
             after_colon = True
-        elif after_colon and re.fullmatch(r"[A-Z]{1,5}[0-9]{0,3}", token):
+        elif after_colon and (_CODE.fullmatch(token) or token in rule_names()):
             codes.append(token)
         else:
             if after_colon:  # a pattern after the codes: the next pair
@@ -388,18 +403,24 @@ def find_project_root(start: Path) -> Path | None:
 
 def _configures_tfproc_lint(path: Path) -> bool:
     """The file has tfproc-lint's table or section, or one spelled close to it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read {path}: {error}") from None
-    if "tfproc" not in text.lower():  # most files: no parse
+    text = _project_text(path)
+    if text is None:  # most files: no parse
         return False
     if path.name.endswith(".toml"):
-        data = _read_toml(path, text)
-        names = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
+        names = _toml_tables(_read_toml(path, text))
     else:
         names = _read_ini(path, text).sections()
     return any(_normal(name) == "tfproclint" for name in names)
+
+
+def _tool(data: dict) -> dict:
+    tool = data.get("tool")
+    return tool if isinstance(tool, dict) else {}
+
+
+def _toml_tables(data: dict) -> list[str]:
+    """The names a tfproc-lint table could have been given: `tool.NAME` and top-level ones."""
+    return [f"tool.{key}" for key in _tool(data)] + list(data)
 
 
 def _normal(name: str) -> str:
@@ -431,9 +452,9 @@ def load_config(start: Path | None = None, explicit: Path | None = None) -> Conf
             continue
         before = config.cache_dir
         if path.name.endswith(".toml"):
-            config = _apply_pyproject(config, path)
+            config = _apply_pyproject(config, path, explicit is not None)
         else:
-            config = _apply_ini(config, path)
+            config = _apply_ini(config, path, explicit is not None)
         if config.cache_dir != before and not Path(config.cache_dir).expanduser().is_absolute():
             # relative to the file that names it, as Ruff's cache-dir
             config = replace(config, cache_dir=str(path.resolve().parent / Path(config.cache_dir).expanduser()))
@@ -501,6 +522,26 @@ class Configs:
         return self._by_root[root]
 
 
+# "tfproc" however a table's name may spell it (`_normal` drops what is not a letter or digit).
+_MAY_CONFIGURE = re.compile(rb"tf[\W_]*proc")
+
+
+def _project_text(path: Path, explicit: bool = False) -> str | None:
+    """A project file's text, or None when it cannot hold tfproc-lint's settings, not even a
+    misspelled table, and was not named by `--config` (`explicit`): then it is only the project's
+    metadata (`_apply_metadata`)."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+    if not explicit and not _MAY_CONFIGURE.search(data.lower()):
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from None
+
+
 def _read_toml(path: Path, text: str | None = None) -> dict:
     if sys.version_info >= (3, 11):  # imported here: a run without pyproject.toml never needs it
         import tomllib
@@ -527,18 +568,15 @@ def _read_ini(path: Path, text: str | None = None) -> configparser.ConfigParser:
     return parser
 
 
-def _apply_pyproject(config: Config, path: Path) -> Config:
-    data = _read_toml(path)
+def _apply_pyproject(config: Config, path: Path, explicit: bool = False) -> Config:
+    text = _project_text(path, explicit)
+    if text is None:  # only the project's metadata: it never stops a run
+        return _apply_metadata(config, path, lambda: _read_toml(path), _requires_python, "requires-python")
+    data = _read_toml(path, text)
+    config = _target_from_metadata(config, _requires_python(data), f"requires-python in {display_path(path)}")
     name = display_path(path)
-    requires = data.get("project", {}).get("requires-python")
-    if requires and config.target_python is None:
-        version = lowest_python(requires, f"requires-python in {name}")
-        if version:
-            config = replace(config, target_python=version,
-                             target_python_source=f"requires-python in {name}")
-    tables = [f"tool.{key}" for key in data.get("tool", {})] + list(data)
-    config = _warn_misspelled(config, tables, ("tool.tfproc-lint",), name, "table")
-    section = data.get("tool", {}).get("tfproc-lint")
+    config = _warn_misspelled(config, _toml_tables(data), ("tool.tfproc-lint",), name, "table")
+    section = _tool(data).get("tfproc-lint")
     if section is None:
         return config
     if not isinstance(section, dict):
@@ -548,20 +586,59 @@ def _apply_pyproject(config: Config, path: Path) -> Config:
     return apply_options(config, section, where, path.parent)
 
 
-def _apply_ini(config: Config, path: Path) -> Config:
-    parser = _read_ini(path)
+def _apply_ini(config: Config, path: Path, explicit: bool = False) -> Config:
+    text = _project_text(path, explicit)
+    if text is None:  # only the project's metadata: it never stops a run
+        return _apply_metadata(config, path, lambda: _read_ini(path), _python_requires, "python_requires")
+    parser = _read_ini(path, text)
     name = display_path(path)
-    if parser.has_option("options", "python_requires"):
-        requires = parser.get("options", "python_requires")
-        version = lowest_python(requires, f"python_requires in {name}")
-        if version:
-            config = replace(config, target_python=version,
-                             target_python_source=f"python_requires in {name}")
+    config = _target_from_metadata(config, _python_requires(parser), f"python_requires in {name}")
     config = _warn_misspelled(config, parser.sections(), INI_SECTIONS, name, "section")
     for section in INI_SECTIONS:
         if parser.has_section(section):
             config = apply_options(config, dict(parser.items(section)), f"[{section}] in {name}", path.parent)
     return config
+
+
+# Metadata: what tfproc-lint reads of the packaging settings (the project's lowest Python). A
+# vendored or example project's file with a bad value must not stop a run of the whole tree: a
+# warning naming the file, and the value is ignored. (Ruff 0.17 stops on a `requires-python` it
+# cannot parse, in any pyproject.toml it finds; tfproc-lint also reads setup.cfg's.)
+def _requires_python(data: dict):
+    project = data.get("project")
+    return project.get("requires-python") if isinstance(project, dict) else None
+
+
+def _python_requires(parser: configparser.ConfigParser):
+    return parser.get("options", "python_requires") if parser.has_option("options", "python_requires") else None
+
+
+def _apply_metadata(config: Config, path: Path, read, requires, key: str) -> Config:
+    """A project file without tfproc-lint's settings: only its lowest Python, and one warning for a
+    file that cannot be read (undecodable, broken TOML or INI) instead of an error."""
+    try:
+        parsed = read()
+    except ConfigError as error:
+        return _warn(config, f"{error}; its {key} is ignored")
+    return _target_from_metadata(config, requires(parsed), f"{key} in {display_path(path)}")
+
+
+def _target_from_metadata(config: Config, specifier, where: str) -> Config:
+    """`target_python` from the first `requires-python` / `python_requires` read, unless set; a bad
+    one is a warning and is ignored, as if absent."""
+    if specifier in (None, "") or config.target_python is not None:
+        return config
+    if not isinstance(specifier, str):
+        return _warn(config, f"{where}: expected a version specifier string, got {specifier!r}; ignored, as if absent")
+    try:
+        version = lowest_python(specifier, where)
+    except ConfigError as error:
+        return _warn(config, f"{error}; ignored, as if absent")
+    return replace(config, target_python=version, target_python_source=where) if version else config
+
+
+def _warn(config: Config, warning: str) -> Config:
+    return replace(config, warnings=config.warnings + (warning,))
 
 
 def ini_error(error: configparser.Error) -> str:

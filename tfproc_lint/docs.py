@@ -16,8 +16,10 @@ from tfproc_lint.rules.base import FixAvailability, Rule, all_rules
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
 # What the last full probe run observed, per rule: data the probe writes next to its report.json
-# (runtime_probe/evidence.py); the linter never imports the probe.
-PROBE_EVIDENCE = DOCS_DIR.parent / "probe" / "evidence.json"
+# (runtime_probe/evidence.py, docs/probe/evidence.json); the linter never imports the probe. In the
+# repository this is a link to that file, in the wheel a copy (package data), so that `explain`
+# prints the Evidence table the repository's pages show.
+PROBE_EVIDENCE = Path(__file__).resolve().with_name("probe_evidence.json")
 FIX_AVAILABILITY = {
     FixAvailability.NONE: "No automatic fix.",
     FixAvailability.SOMETIMES: "Fix is sometimes available.",

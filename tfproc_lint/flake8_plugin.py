@@ -71,7 +71,7 @@ class TFProcPlugin:
                              cls.assume_gpu)
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
-        for warning in config.warnings:
+        for warning in [*config.warnings, *names_in_flake8_options(options)]:
             print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
@@ -131,6 +131,25 @@ def opt_in_selectors(options) -> tuple[str, ...]:
         selector for selector in (s.strip().upper() for s in given)
         if selector.startswith("TFP") and is_specific(selector) and any(code.startswith(selector) for code in codes)
     ))
+
+
+def names_in_flake8_options(options) -> list[str]:
+    """flake8 selects and ignores by code only: a rule's name in its select, ignore or
+    per-file-ignores would do nothing, silently. One warning naming the code to write instead."""
+    import re
+
+    from tfproc_lint.rules import rule_names
+
+    names = rule_names()
+    warnings = []
+    for option in ("select", "extend_select", "ignore", "extend_ignore", "per_file_ignores"):
+        value = getattr(options, option, None) or ()
+        for token in re.split(r"[\s,:]+", value) if isinstance(value, str) else value:
+            if token.strip().lower() in names:
+                code = names[token.strip().lower()]
+                warnings.append(f"flake8's {option.replace('_', '-')} takes codes, not rule names: "
+                                f"{token.strip()!r} does nothing; write {code}")
+    return warnings
 
 
 def _directory_of(filename: str) -> str:

@@ -1,4 +1,4 @@
-"""The rules: one per `tfpNNN_<name>.py` module, whose name carries the rule's code.
+"""The rules: one per `tfpNNN_<name>.py` module, whose name carries the rule's code and name.
 
 `rule_codes()` reads the codes from the module names without importing the modules (and LibCST),
 so that the command line can check its selectors before anything is parsed; base.py imports them.
@@ -6,16 +6,6 @@ so that the command line can check its selectors before anything is parsed; base
 
 from __future__ import annotations
 
-import pkgutil
-import re
+from tfproc_lint.rule_index import rule_codes, rule_modules, rule_names
 
-_RULE_MODULE = re.compile(r"tfp(\d{3})_\w+")
-
-
-def rule_modules() -> list[str]:
-    """The names of the rule modules in this package, by code."""
-    return sorted(info.name for info in pkgutil.iter_modules(__path__) if _RULE_MODULE.fullmatch(info.name))
-
-
-def rule_codes() -> list[str]:
-    return [f"TFP{_RULE_MODULE.fullmatch(name).group(1)}" for name in rule_modules()]
+__all__ = ["rule_codes", "rule_modules", "rule_names"]
