@@ -3,6 +3,7 @@ server process per test."""
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ pytest.importorskip("pygls")
 from lsprotocol import types  # noqa: E402
 
 from conftest import ROOT, run_env, tool  # noqa: E402
-from lsp_editor import Editor, apply_workspace_edit, run  # noqa: E402
+from lsp_editor import CAPABILITIES, Editor, apply_workspace_edit, run  # noqa: E402
 from tfproc_lint.server.documents import MAX_CHARACTERS  # noqa: E402
 
 FIXES = ROOT / "fixtures" / "fix"
@@ -313,6 +314,46 @@ def test_configuration_is_reloaded_when_it_changes(project):
             assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
             errors = [log.message for log in editor.logs if log.type == types.MessageType.Error]
             assert any("'TFP9' matches no rule" in message for message in errors)
+        finally:
+            await editor.stop()
+    run(scenario)
+
+
+def test_saving_a_checked_file_rereads_changed_configuration(project):
+    # A client that neither watches files nor tells the server about saves of pyproject.toml
+    # (Neovim on Linux by default): saving the Python file finds the change.
+    capabilities = copy.deepcopy(CAPABILITIES)
+    capabilities.workspace.did_change_watched_files = None
+
+    async def scenario():
+        editor = Editor(project, capabilities)
+        await editor.start()
+        try:
+            (project / "sub").mkdir()
+            uri = editor.open(project / "sub" / "job.py", SAFE_IN)
+            assert [d.code for d in await editor.diagnostics(uri, 1)] == ["TFP403"]
+            assert not editor.registrations
+
+            pyproject = project / "pyproject.toml"
+            pyproject.write_text(pyproject.read_text() + '\n[tool.tfproc-lint]\nignore = ["TFP403"]\n')
+            before = len(editor.published)
+            editor.save(uri)
+            assert await editor.diagnostics(uri, 1, after=before) == []
+            assert any(log.message == f"tfproc-lint: {pyproject} changed: configuration re-read" for log in editor.logs)
+
+            # A project file that appears nearer the document makes its folder the root.
+            nearer = project / "sub" / "setup.cfg"
+            nearer.write_text("[tfproc-lint]\nselect = TFP4\n")
+            before = len(editor.published)
+            editor.save(uri)
+            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+            assert any(log.message == f"tfproc-lint: {nearer} changed: configuration re-read" for log in editor.logs)
+
+            # Nothing changed: the saved file is linted again, the configuration is not re-read.
+            logged, before = len(editor.logs), len(editor.published)
+            editor.save(uri)
+            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+            assert not any("configuration re-read" in log.message for log in editor.logs[logged:])
         finally:
             await editor.stop()
     run(scenario)

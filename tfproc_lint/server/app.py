@@ -223,7 +223,8 @@ class Session:
         capability = self.server.client_capabilities.workspace
         watched = capability and capability.did_change_watched_files
         if not (watched and watched.dynamic_registration):
-            self.log("log", "the client cannot watch files; configuration is re-read when a config file is saved")
+            self.log("log", "the client cannot watch files; configuration is re-read when a config file is saved "
+                            "in the editor, or found changed when a checked file is saved")
             return
         options = types.DidChangeWatchedFilesRegistrationOptions(
             watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS])
@@ -238,6 +239,15 @@ class Session:
         self.log("info", f"{_path(uri)} changed: configuration re-read")
         self.configs.forget()
         self.relint_all()
+
+    def saved(self, uri: str) -> None:
+        """A saved document is linted again; if a configuration file it depends on changed since
+        its configuration was read (a client that does not report such changes), every document is."""
+        changed = self.configs.changed(_file(uri))
+        if changed:
+            self.config_changed(Path(changed).as_uri())
+        else:
+            self.schedule(uri)
 
 
 def _path(uri: str) -> str:
@@ -281,7 +291,7 @@ def create_server() -> LanguageServer:
         if is_config_file(_path(params.text_document.uri)):
             session.config_changed(params.text_document.uri)
         else:
-            session.schedule(params.text_document.uri)
+            session.saved(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -297,7 +307,7 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        session.schedule(params.notebook_document.uri)
+        session.saved(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
