@@ -46,21 +46,27 @@ local function watchers()
   local client = vim.lsp.get_clients({ bufnr = job, name = "tfproc_lint" })[1]
   return client and #(client.registrations["workspace/didChangeWatchedFiles"] or {}) or 0
 end
-vim.wait(wait_ms, function() return codes() ~= "" end, 20)
-note("opened: " .. codes())
-if mode == "watch" then
-  vim.wait(wait_ms, function() return watchers() > 0 end, 20)
-end
-note("watchers: " .. watchers())
-vim.cmd("edit pyproject.toml")
-vim.api.nvim_buf_set_lines(0, -1, -1, false, { "", "[tool.tfproc-lint]", 'ignore = ["TFP403"]' })
-vim.cmd("write")
-if mode == "save-python" then
-  vim.cmd("buffer " .. job)
+local function steps()
+  vim.wait(wait_ms, function() return codes() ~= "" end, 20)
+  note("opened: " .. codes())
+  if mode == "watch" then
+    vim.wait(wait_ms, function() return watchers() > 0 end, 20)
+  end
+  note("watchers: " .. watchers())
+  vim.cmd("edit pyproject.toml")
+  vim.api.nvim_buf_set_lines(0, -1, -1, false, { "", "[tool.tfproc-lint]", 'ignore = ["TFP403"]' })
   vim.cmd("write")
+  if mode == "save-python" then
+    vim.cmd("buffer " .. job)
+    vim.cmd("write")
+  end
+  vim.wait(wait_ms, function() return codes() == "" end, 20)
+  note("after: " .. codes())
 end
-vim.wait(wait_ms, function() return codes() == "" end, 20)
-note("after: " .. codes())
+local ok, error = pcall(steps)
+if not ok then
+  note("error: " .. tostring(error))
+end
 vim.cmd("qall!")
 """
 
