@@ -3,6 +3,8 @@ server process per test."""
 
 from __future__ import annotations
 
+import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,8 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
-from conftest import ROOT, run_env  # noqa: E402
-from lsp_editor import Editor, apply_workspace_edit, run  # noqa: E402
+from conftest import ROOT, run_env, tool  # noqa: E402
+from lsp_editor import CAPABILITIES, Editor, apply_workspace_edit, run  # noqa: E402
 from tfproc_lint.server.documents import MAX_CHARACTERS  # noqa: E402
 
 FIXES = ROOT / "fixtures" / "fix"
@@ -109,6 +111,64 @@ def test_every_code_action_kind(project):
             # Only safe fixes: the unsafe file has nothing to fix all.
             assert await editor.code_actions(unsafe, 0, only=["source.fixAll.tfproc-lint"]) == []
             assert all(a.kind == "quickfix" for a in await editor.code_actions(safe, line, only=["quickfix"]))
+        finally:
+            await editor.stop()
+    run(scenario)
+
+
+# Two late threading settings: `check` lists both as safe fixes, the second applying after the first.
+TWO_SETTINGS = """import tensorflow as tf
+
+
+def main():
+    x = tf.ones((2, 2))
+    tf.config.threading.set_inter_op_parallelism_threads(2)
+    tf.config.threading.set_intra_op_parallelism_threads(2)
+    return x
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def cli(project: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("tfproc-lint"), "check", "--no-cache", *args], cwd=project, capture_output=True,
+                          text=True, env=run_env(), timeout=120)
+
+
+def test_the_editor_offers_the_fixes_check_lists(project):
+    (project / "job.py").write_text(TWO_SETTINGS)
+    listed = json.loads(cli(project, "--format", "json", "job.py").stdout)["findings"]
+    expected = [(f["code"], f["line"] - 1, f["message"], f["fix"] and f["fix"]["applicability"]) for f in listed]
+    assert [(code, fix) for code, _line, _message, fix in expected] == [("TFP402", "safe"), ("TFP402", "safe")]
+    assert cli(project, "--fix", "job.py").returncode == 0
+    fixed_by_cli = (project / "job.py").read_text()
+    assert fixed_by_cli != TWO_SETTINGS
+
+    async def scenario():
+        editor = Editor(project)
+        await editor.start()
+        try:
+            uri = editor.open(project / "job.py", TWO_SETTINGS)
+
+            def shown():
+                latest = next((p for p in reversed(editor.published) if p.uri == uri), None)
+                return latest and [(d.code, d.range.start.line, d.message, d.data and d.data["applicability"])
+                                   for d in latest.diagnostics]
+            try:  # the findings as first published, then as `check` lists them
+                await editor.wait_for(lambda: shown() == expected, "the findings as `check` lists them")
+            except AssertionError:
+                assert shown() == expected
+
+            second = line_of(TWO_SETTINGS, "set_intra_op")
+            fix, _noqa = await editor.code_actions(uri, second, only=["quickfix"])
+            assert fix.is_preferred and fix.diagnostics[0].range.start.line == second
+            assert fix.title == f"{listed[1]['fix']['title']} (TFP402; also applies the TFP402 fix)"
+            assert apply_workspace_edit(fix.edit, {uri: TWO_SETTINGS})[uri] == fixed_by_cli
+            [fix_all] = await editor.code_actions(uri, 0, only=["source.fixAll"])
+            assert fix_all.title.endswith("(2)")
+            assert apply_workspace_edit(fix_all.edit, {uri: TWO_SETTINGS})[uri] == fixed_by_cli
         finally:
             await editor.stop()
     run(scenario)
@@ -254,6 +314,46 @@ def test_configuration_is_reloaded_when_it_changes(project):
             assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
             errors = [log.message for log in editor.logs if log.type == types.MessageType.Error]
             assert any("'TFP9' matches no rule" in message for message in errors)
+        finally:
+            await editor.stop()
+    run(scenario)
+
+
+def test_saving_a_checked_file_rereads_changed_configuration(project):
+    # A client that neither watches files nor tells the server about saves of pyproject.toml
+    # (Neovim on Linux by default): saving the Python file finds the change.
+    capabilities = copy.deepcopy(CAPABILITIES)
+    capabilities.workspace.did_change_watched_files = None
+
+    async def scenario():
+        editor = Editor(project, capabilities)
+        await editor.start()
+        try:
+            (project / "sub").mkdir()
+            uri = editor.open(project / "sub" / "job.py", SAFE_IN)
+            assert [d.code for d in await editor.diagnostics(uri, 1)] == ["TFP403"]
+            assert not editor.registrations
+
+            pyproject = project / "pyproject.toml"
+            pyproject.write_text(pyproject.read_text() + '\n[tool.tfproc-lint]\nignore = ["TFP403"]\n')
+            before = len(editor.published)
+            editor.save(uri)
+            assert await editor.diagnostics(uri, 1, after=before) == []
+            assert any(log.message == f"tfproc-lint: {pyproject} changed: configuration re-read" for log in editor.logs)
+
+            # A project file that appears nearer the document makes its folder the root.
+            nearer = project / "sub" / "setup.cfg"
+            nearer.write_text("[tfproc-lint]\nselect = TFP4\n")
+            before = len(editor.published)
+            editor.save(uri)
+            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+            assert any(log.message == f"tfproc-lint: {nearer} changed: configuration re-read" for log in editor.logs)
+
+            # Nothing changed: the saved file is linted again, the configuration is not re-read.
+            logged, before = len(editor.logs), len(editor.published)
+            editor.save(uri)
+            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+            assert not any("configuration re-read" in log.message for log in editor.logs[logged:])
         finally:
             await editor.stop()
     run(scenario)

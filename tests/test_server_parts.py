@@ -1,11 +1,17 @@
-"""The language server's parts that need no client: positions in LSP's encodings, the lint thread."""
+"""The language server's parts that need no client: positions in LSP's encodings, the lint thread,
+the findings and fixes of a notebook's cells."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import threading
 
 import pytest
 
+from conftest import run_env, tool
+from tfproc_lint.config import Config
+from tfproc_lint.server import documents
 from tfproc_lint.server.positions import UTF8, UTF16, UTF32, LineIndex
 from tfproc_lint.server.worker import LatestOnlyWorker
 
@@ -56,3 +62,62 @@ def test_the_worker_keeps_only_the_newest_job_per_document_and_survives_errors()
     assert errors == [("boom", "a bug")]
     assert worker.superseded == 2
     worker.stop()
+
+
+def test_later_jobs_wait_for_the_others_and_give_way_to_new_ones():
+    started, release, finished = threading.Event(), threading.Event(), threading.Event()
+    done = []
+
+    def run(job):
+        if job == "block":
+            started.set()
+            release.wait(10)
+        done.append(job)
+        if job == "last":
+            finished.set()
+
+    worker = LatestOnlyWorker(run, lambda job, error: None)
+    worker.submit("a.py", "block")
+    assert started.wait(10)
+    worker.submit("a.py", "a1 planned", later=True)  # a second look at a.py, queued first
+    worker.submit("b.py", "b1 planned", later=True)
+    assert not worker.is_pending("a.py")  # a later job does not hold back a.py's publication
+    worker.submit("b.py", "b2")  # an edit: b1's second look is dropped
+    worker.submit("c.py", "c1")
+    worker.submit("d.py", "last", later=True)
+    release.set()
+    assert finished.wait(10)
+    assert done == ["block", "b2", "c1", "a1 planned", "last"]
+    worker.stop()
+
+
+def test_a_notebooks_findings_and_fixes_are_what_check_lists(tmp_path):
+    # Two late threading settings in cell 3: `check` lists both as safe fixes (the second applies
+    # after the first); the server's findings for the cells say the same, and the second one's fix
+    # gives the cells `check --fix` writes.
+    pytest.importorskip("nbformat")
+    import notebooks
+    text = ("# %% [markdown]\nA job\n# %%\nimport tensorflow as tf\nx = tf.ones((2, 2))\n"
+            "# %%\ntf.config.threading.set_inter_op_parallelism_threads(2)\n"
+            "tf.config.threading.set_intra_op_parallelism_threads(2)\n")
+    path = notebooks.write(tmp_path / "job.ipynb", text)
+    command = [tool("tfproc-lint"), "check", "--no-cache"]
+    listed = json.loads(subprocess.run([*command, "--format", "json", path.name], cwd=tmp_path, capture_output=True,
+                                       text=True, env=run_env(), timeout=120).stdout)["findings"]
+    cells = json.loads(path.read_text())["cells"]
+    snapshot = documents.Snapshot(path.as_uri(), path.name, 1, notebook=True, cells=tuple(
+        documents.Cell(f"cell{number}", number, "".join(cell["source"]), 1)
+        for number, cell in enumerate(cells, start=1) if cell["cell_type"] == "code"))
+    found = documents.planned(snapshot, Config()).by_uri["cell3"]
+    assert [(d.code, d.cell, d.line, d.full_message, d.fix.applicability.value) for d in found] == [
+        (f["code"], f["cell"], f["line"], f["message"], f["fix"]["applicability"]) for f in listed]
+
+    located, program = documents.detailed(snapshot, Config())
+    assert located[1].diagnostic.fix.edits is None  # it applies only after the first fix
+    change, others = documents.fix_after_others(snapshot, Config(), program, located[1])
+    assert [d.line for d in others] == [located[0].diagnostic.line]
+    subprocess.run([*command, "--fix", path.name], cwd=tmp_path, env=run_env(), timeout=120, capture_output=True)
+    fixed = {f"cell{number}": "".join(cell["source"]) for number, cell in enumerate(
+        json.loads(path.read_text())["cells"], start=1)}
+    assert {uri: after for uri, (_before, after) in change.items()} == {
+        uri: fixed[uri] for uri in ("cell2", "cell3")}

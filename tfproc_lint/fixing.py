@@ -87,14 +87,18 @@ def _program_document(path: str, config: Config) -> _Document:
     return _Document(lambda program: lint_program(program, path, config), apply)
 
 
-def _fix_loop(document: _Document, state, diagnostics: list[Diagnostic], unsafe: bool):
+def _fix_loop(document: _Document, state, diagnostics: list[Diagnostic], unsafe: bool,
+              until: Callable[[list[Diagnostic]], bool] | None = None):
     """Apply fixes in rounds; returns (state, applied, diagnostics of the final state).
 
     Each fix was checked alone by the engine; a round that applies several is checked as a whole:
     the result must have exactly the findings it had less the fixed ones (two rewrites can undo
-    each other). A round that breaks that applies only its first fix."""
+    each other). A round that breaks that applies only its first fix. `until(applied)`: stop after
+    the round that makes it true."""
     applied: list[Diagnostic] = []
     for _ in range(MAX_ROUNDS):
+        if until is not None and until(applied):
+            break
         chosen, edits = choose(diagnostics, unsafe)
         if not chosen:
             break
@@ -195,10 +199,37 @@ def plan_source(source: str, path: str = "<string>", config: Config = DEFAULT_CO
     return plan(document, source, document.lint(source) if diagnostics is None else diagnostics)
 
 
-def plan_program(program: Program, path: str, config: Config = DEFAULT_CONFIG) -> list[Diagnostic]:
-    """The same for a notebook's program, positioned per cell."""
+def plan_program(program: Program, path: str, config: Config = DEFAULT_CONFIG,
+                 per_cell: bool = True) -> list[Diagnostic]:
+    """The same for a notebook's program, positioned per cell (or in the program, `per_cell=False`)."""
     document = _program_document(path, config)
-    return [program.to_cells(d) for d in plan(document, program, document.lint(program))]
+    planned = plan(document, program, document.lint(program))
+    return [program.to_cells(d) for d in planned] if per_cell else planned
+
+
+def fix_through(state: str | Program, path: str, config: Config, target: int, unsafe: bool):
+    """The fix loop on a module's text (or a notebook's program) run until it fixes the finding at
+    index `target` of what `plan_source` (`plan_program`) lists for it: (the text or program then,
+    the other findings fixed on the way), or None if the loop does not fix it. The edit for a fix
+    that `check` lists but that applies only after another fix."""
+    document = _program_document(path, config) if isinstance(state, Program) else _module_document(path, config)
+    diagnostics = document.lint(state)
+    key = finding_key(diagnostics[target])
+    # `plan` gives the n-th finding with a key the n-th fix applied with that key: the same here.
+    wanted = sum(1 for d in diagnostics[:target] if finding_key(d) == key) + 1
+
+    def done(applied: list[Diagnostic]) -> bool:
+        return sum(1 for d in applied if finding_key(d) == key) >= wanted
+
+    state, applied, _ = _fix_loop(document, state, diagnostics, unsafe, until=done)
+    if not done(applied):
+        return None
+    others, seen = [], 0
+    for diagnostic in applied:
+        seen += finding_key(diagnostic) == key
+        if not (finding_key(diagnostic) == key and seen == wanted):
+            others.append(diagnostic)
+    return state, others
 
 
 def fix_source(source: str, path: str = "<string>", config: Config = DEFAULT_CONFIG,

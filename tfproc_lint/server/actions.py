@@ -1,6 +1,7 @@
-"""Code actions for one document and range: each finding's fix (a preferred quick fix when safe,
-a quick fix titled "Unsafe fix" otherwise), `# noqa` for the finding's line, and every safe fix at
-once (`source.fixAll.tfproc-lint`, what editors run on save)."""
+"""Code actions for one document and range: each finding's fix as `tfproc-lint check` lists it (a
+preferred quick fix when safe, a quick fix titled "Unsafe fix" otherwise; a fix that applies only
+after other fixes brings them along and says so), `# noqa` for the finding's line, and every safe
+fix at once (`source.fixAll.tfproc-lint`, what editors run on save)."""
 
 from __future__ import annotations
 
@@ -51,12 +52,16 @@ def _quick_fixes(snapshot, config, uri, first_line, last_line, versions, encodin
         shown = program.to_cells(item.diagnostic) if program is not None else item.diagnostic
         diagnostic = to_lsp(shown, uri, indexes, snapshot)
         fix = item.diagnostic.fix
-        if fix is not None and fix.edits:
-            change = documents.apply(snapshot, program, fix.edits)
+        if fix is not None:
+            if fix.edits is None:  # `check` lists it as applying after other fixes: those come too
+                change, others = documents.fix_after_others(snapshot, config, program, item)
+            else:
+                change, others = documents.apply(snapshot, program, fix.edits), []
             if change:
                 safe = fix.applicability is Applicability.SAFE
-                title = f"{fix.title} ({item.diagnostic.code})" if safe else \
-                    f"Unsafe fix: {fix.title} ({item.diagnostic.code}; review the change)"
+                also = f"; also applies {_fixes(others)}" if others else ""
+                title = f"{fix.title} ({item.diagnostic.code}{also})" if safe else \
+                    f"Unsafe fix: {fix.title} ({item.diagnostic.code}{also}; review the change)"
                 actions.append(types.CodeAction(
                     title=title, kind=QUICK_FIX, diagnostics=[diagnostic], is_preferred=safe,
                     edit=workspace_edit(change, versions, encoding)))
@@ -69,3 +74,8 @@ def _quick_fixes(snapshot, config, uri, first_line, last_line, versions, encodin
                 title=f"Add `# noqa: {item.diagnostic.code}` to this line", kind=QUICK_FIX,
                 diagnostics=[diagnostic], edit=workspace_edit(change, versions, encoding)))
     return actions
+
+
+def _fixes(others) -> str:
+    codes = ", ".join(sorted({d.code for d in others}))
+    return f"the {codes} fix" if len(others) == 1 else f"{len(others)} other fixes ({codes})"

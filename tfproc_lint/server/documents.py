@@ -10,9 +10,9 @@ import functools
 from dataclasses import dataclass, field
 
 from tfproc_lint.config import Config
-from tfproc_lint.diagnostics import Diagnostic
-from tfproc_lint.engine import lint_notebook, lint_program, lint_source, text_edits
-from tfproc_lint.fixing import apply_edits, fix_program, fix_source
+from tfproc_lint.diagnostics import Applicability, Diagnostic
+from tfproc_lint.engine import lint_notebook, lint_source, text_edits
+from tfproc_lint.fixing import apply_edits, fix_program, fix_source, fix_through, plan_program, plan_source
 from tfproc_lint.noqa import noqa_edits
 from tfproc_lint.notebook import CellBoundaryError, Program, program_of
 from tfproc_lint.source import SourceError
@@ -73,8 +73,9 @@ def check_size(snapshot: Snapshot) -> None:
 
 
 def lint(snapshot: Snapshot, config: Config) -> Findings:
-    """Findings for publishing (fix titles, no edits: edits are computed when code actions are
-    asked for). Bad input gives no findings and a reason."""
+    """Findings for publishing at once: each fix as its rule's fix builder judges it on this text
+    (titles, no edits). `planned` then says what `check` lists. Bad input gives no findings and a
+    reason."""
     empty = {cell.uri: [] for cell in snapshot.cells} if snapshot.notebook else {snapshot.uri: []}
     findings = Findings(snapshot, empty)
     try:
@@ -86,6 +87,28 @@ def lint(snapshot: Snapshot, config: Config) -> Findings:
             findings.by_uri[snapshot.uri] = lint_source(snapshot.text, snapshot.path, config)
     except SourceError as error:
         findings.error = str(error)
+    return findings
+
+
+def may_change_when_planned(findings: Findings) -> bool:
+    """Whether `planned` can say anything else: only where a finding has a fix (`fixing.plan`)."""
+    return any(d.fix is not None for found in findings.by_uri.values() for d in found)
+
+
+def planned(snapshot: Snapshot, config: Config) -> Findings:
+    """The findings as `tfproc-lint check` lists them: each with the fix that `--fix` would apply
+    (`fixing.plan_source`, the CLI's own step), including one that applies only after another
+    fix, and without one the fix loop would not apply."""
+    findings = Findings(snapshot, {cell.uri: [] for cell in snapshot.cells} if snapshot.notebook else {
+        snapshot.uri: []})
+    try:
+        located, program = detailed(snapshot, config)
+    except SourceError as error:
+        findings.error = str(error)
+        return findings
+    for item in located:
+        shown = program.to_cells(item.diagnostic) if program is not None else item.diagnostic
+        findings.by_uri.setdefault(item.uri, []).append(shown)
     return findings
 
 
@@ -101,23 +124,41 @@ class Located:
     uri: str
     line: int  # 1-based in that document
     end_line: int
+    index: int  # among the snapshot's findings, as `fixing.fix_through` counts them
 
 
 # Editors ask for code actions whenever the cursor moves: the answers for the same text are kept.
 @functools.lru_cache(maxsize=8)
 def detailed(snapshot: Snapshot, config: Config) -> tuple[list[Located], Program | None]:
-    """Every finding with its fix's edits, positioned in its document (shared: do not modify)."""
+    """Every finding as `check` lists it, with its fix's edits where the fix applies to this text,
+    positioned in its document (shared: do not modify)."""
     check_size(snapshot)
     if not snapshot.notebook:
-        found = lint_source(snapshot.text, snapshot.path, config, fix_edits=True)
-        return [Located(d, snapshot.uri, d.line, d.end_line or d.line) for d in found], None
+        found = plan_source(snapshot.text, snapshot.path, config)
+        return [Located(d, snapshot.uri, d.line, d.end_line or d.line, index) for index, d in enumerate(found)], None
     program = snapshot.program()
     located = []
-    for diagnostic in lint_program(program, snapshot.path, config):
+    for index, diagnostic in enumerate(plan_program(program, snapshot.path, config, per_cell=False)):
         cell, line = program.locate(diagnostic.line)
         end_cell, end_line = program.locate(diagnostic.end_line or diagnostic.line)
-        located.append(Located(diagnostic, snapshot.cell_uri(cell), line, end_line if end_cell == cell else line))
+        located.append(Located(diagnostic, snapshot.cell_uri(cell), line, end_line if end_cell == cell else line,
+                               index))
     return located, program
+
+
+def fix_after_others(snapshot: Snapshot, config: Config, program: Program | None,
+                     located: Located) -> tuple[Change, list[Diagnostic]]:
+    """A fix that applies only after other fixes (no edits of its own on this text): the change
+    the fix loop makes up to and including it, and the other fixes it applies; ({}, []) if none."""
+    unsafe = located.diagnostic.fix.applicability is Applicability.UNSAFE
+    result = fix_through(program if program is not None else snapshot.text, snapshot.path, config,
+                         located.index, unsafe)
+    if result is None:
+        return {}, []
+    after, others = result
+    if program is None:
+        return ({snapshot.uri: (snapshot.text, after)} if after != snapshot.text else {}), others
+    return _cell_changes(snapshot, after.sources()), others
 
 
 def apply(snapshot: Snapshot, program: Program | None, edits) -> Change:
