@@ -69,7 +69,7 @@ class _Frame:
 
 
 class ExecutionWalk:
-    def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None) -> None:
+    def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None, detect_import=None) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
         (default: TensorFlow's runtime, `usage.initialises_runtime`; only then are a pool's tasks
         walked from the state its initializer leaves in the worker)."""
@@ -77,6 +77,9 @@ class ExecutionWalk:
         self.follows_initializers = detect is None
         self.usage = usage
         self.detect = detect or self.usage.initialises_runtime
+        # `detect_import(statement)`: why an import statement (its project modules' top-level code)
+        # does what the walk tracks, or None.
+        self.detect_import = detect_import or (self.usage.import_starts_runtime if detect is None else None)
         self.classifier = analysis.classifier
         self.state_at: dict[cst.CSTNode, RuntimeStart | None] = {}
         self.reached_unstarted: set[cst.CSTNode] = set()  # reached on a path where nothing started yet
@@ -214,8 +217,8 @@ class ExecutionWalk:
         return self.suite(node, state, graph, depth)
 
     def small_statement(self, node, state, graph, depth):
-        if state is None and self.follows_initializers and isinstance(node, (cst.Import, cst.ImportFrom)):
-            reason = self.usage.import_starts_runtime(node)  # a project module's top-level code
+        if state is None and self.detect_import is not None and isinstance(node, (cst.Import, cst.ImportFrom)):
+            reason = self.detect_import(node)  # a project module's top-level code
             if reason is not None:
                 self._record(node, state)
                 return RuntimeStart(node, reason)

@@ -54,4 +54,5 @@ class FileAnalysis(ModuleFacts):
     @cached_property
     def context_walk(self) -> ExecutionWalk:
         """Where the default start method may have been set or fixed (TFP203)."""
-        return ExecutionWalk(self, self.tf, detect=lambda call, graph: fixes_default_context(self, call))
+        return ExecutionWalk(self, self.tf, detect=lambda call, graph: fixes_default_context(self, call),
+                             detect_import=lambda statement: self.tf.import_effect(statement, "fixes_context"))

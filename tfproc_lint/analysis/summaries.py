@@ -64,12 +64,13 @@ class ModuleSummary:
     state: dict[str, tuple[str, int]] = field(default_factory=dict)  # global -> (Kind value, line)
     on_import: Effect | None = None  # importing it may start the runtime
     start_method: tuple[str, int] | None = None  # set_start_method(...) at import: (method, line)
+    fixes_context: Effect | None = None  # importing it fixes the default start method (TFP203)
     exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
     star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
 
     @property
     def has_tensorflow_facts(self) -> bool:
-        return bool(self.on_import or self.state or self.start_method
+        return bool(self.on_import or self.state or self.start_method or self.fixes_context
                     or any(f.starts or f.returns or f.runs_tf for f in self.functions.values()))
 
     def to_dict(self) -> dict:
@@ -82,11 +83,12 @@ class ModuleSummary:
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
                                          f["runs_tf"]) for name, f in data["functions"].items()}
-        return cls(data["module"], data["path"], functions,
-                   {name: (kind, line) for name, (kind, line) in data["state"].items()},
-                   effect(data["on_import"]),
-                   tuple(data["start_method"]) if data["start_method"] else None,
-                   dict(data["exports"]), tuple(data["star_exports"]))
+        return cls(module=data["module"], path=data["path"], functions=functions,
+                   state={name: (kind, line) for name, (kind, line) in data["state"].items()},
+                   on_import=effect(data["on_import"]),
+                   start_method=tuple(data["start_method"]) if data["start_method"] else None,
+                   fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
+                   star_exports=tuple(data["star_exports"]))
 
 
 def summarize(analysis, module: str, display: str) -> ModuleSummary:
@@ -140,12 +142,16 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
             break
     if start_method is None and analysis.project is not None:
         start_method = analysis.project.imported_start_method(analysis)
+    fixed = analysis.context_walk.after_import
+    fixes_context = None
+    if fixed is not None:
+        fixes_context = analysis.tf.external_starts.get(fixed.call) or Effect(fixed.reason, place(fixed.call))
     return ModuleSummary(
         module=module, path=display, functions=functions, state=state,
         on_import=(tf.external_starts.get(on_import.call) or Effect(on_import.reason, place(on_import.call)))
         if on_import is not None else None,
         start_method=start_method, exports=exports,
-        star_exports=tuple(analysis.symbols.star_imports),
+        star_exports=tuple(analysis.symbols.star_imports), fixes_context=fixes_context,
     )
 
 
@@ -212,6 +218,16 @@ class ProjectNames:
             if summary is not None:
                 found.append(summary)
         return found
+
+    def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
+        """The first project module an import statement runs whose summary has an effect at import
+        (`attribute`: "on_import", "fixes_context"), with that effect."""
+        for name in imported_module_names(statement, self.package):
+            for summary in self.modules_run_by_import(name):
+                effect = getattr(summary, attribute)
+                if effect is not None:
+                    return summary, effect
+        return None
 
     def imported_start_method(self, analysis) -> tuple[str, int] | None:
         """The start method that the project modules `analysis`'s module imports at its top level

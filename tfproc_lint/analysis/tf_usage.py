@@ -19,7 +19,7 @@ from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Pickling, RouteKind
 from tfproc_lint.analysis.summaries import Effect
-from tfproc_lint.analysis.symbols import FunctionInfo, Scope, imported_module_names
+from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
@@ -132,22 +132,27 @@ class TensorFlowUsage:
     def import_starts_runtime(self, statement: cst.Import | cst.ImportFrom) -> str | None:
         """Why importing these project modules starts TensorFlow's runtime (their own import
         runs their top-level code), or None."""
-        project = self.analysis.project
-        if project is None:
-            return None
-        for name in imported_module_names(statement, project.package):
-            for summary in project.modules_run_by_import(name):
-                if summary.on_import is not None:
-                    effect = summary.on_import
-                    self.external_starts[statement] = effect
-                    return f"imports {summary.module}, whose import {effect.reason} ({effect.place})"
-        return None
+        return self.import_effect(statement, "on_import")
 
-    def external_related(self, node: cst.CSTNode) -> tuple:
-        """The place in another module where a runtime start at `node` (a call or an import)
-        happens, as a finding's related place: ((Place, text),) or ()."""
+    def import_effect(self, statement: cst.Import | cst.ImportFrom, attribute: str) -> str | None:
+        """Why importing these project modules has the effect `attribute` of their summaries
+        ("on_import": starts the runtime; "fixes_context": fixes the default start method), or None."""
+        project = self.analysis.project
+        found = project.import_effect(statement, attribute) if project is not None else None
+        if found is None:
+            return None
+        summary, effect = found
+        self.external_starts[statement] = effect
+        if attribute == "fixes_context":
+            return f"imports {summary.module}, whose import fixed it: {effect.reason} ({effect.place})"
+        return f"imports {summary.module}, whose import {effect.reason} ({effect.place})"
+
+    def external_related(self, node: cst.CSTNode, label: str = "TensorFlow runtime starts here") -> tuple:
+        """The place in another module where what happens at `node` (a call or an import: a
+        runtime start, a start method fixed) happens, as a finding's related place: ((Place, text),)
+        or ()."""
         effect = self.external_starts.get(node)
-        return ((effect.place, f"TensorFlow runtime starts here: {effect.reason}"),) if effect is not None else ()
+        return ((effect.place, f"{label}: {effect.reason}"),) if effect is not None else ()
 
     def _given_session(self, call: cst.Call, site) -> bool:
         """`tensor.eval(session=sess)`, `op.run(feed, sess)`: a session is named to run the graph."""

@@ -169,7 +169,9 @@ class StartMethodSetTwice(Rule):
                     "ask for multiprocessing.get_context(...) where the processes are made, or set the method "
                     "once in the entry point",
                     fix=UseContextObject(call),
-                    related=() if again else ((earlier.call, f"start method fixed here: {earlier.reason}"),),
+                    related=() if again else ((earlier.call, f"start method fixed here: {earlier.reason}"),
+                                              *analysis.tf.external_related(earlier.call,
+                                                                            "start method fixed here")),
                 )
             elif library and analysis.execution.runs_on_import(call.call):
                 yield Report(
