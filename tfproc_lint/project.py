@@ -14,17 +14,22 @@ module that does, is summarised without LibCST (its re-exports only).
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.summaries import ModuleSummary, ProjectNames, summarize
 from tfproc_lint.config import Config, display_path
+from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
-from tfproc_lint.project_layout import Layout, imported_names, layout_for, may_reach_tensorflow
+from tfproc_lint.project_layout import MAX_IMPORT_DEPTH, Layout, imported_names, layout_for, may_reach_tensorflow
 from tfproc_lint.source import SourceError, decode
 
 MAX_PROJECTS = 16
+MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
+_SET_START_METHOD = re.compile(r"set_start_method\(\s*(?:method\s*=\s*)?(['\"])(\w+)\1")
 
 
 class Project:
@@ -37,11 +42,75 @@ class Project:
         self.used: set[tuple[str, str]] | None = None  # (path, digest) consulted in the current lint
         # Within one lint, a module's answer is read once: (module, importer's folder) -> result.
         self._answers: dict[tuple, ModuleSummary | None] | None = None
+        self._entry_points: list[tuple[Path, str, int]] | None = None
+        self._closures: dict[Path, set[Path]] = {}
 
     def names_for(self, path: Path | str) -> ProjectNames:
         """How names in the file at `path` resolve through the project's modules."""
         path = Path(path)
-        return ProjectNames(lambda name: self.summary(name, path), self.layout.package_of(path))
+        return ProjectNames(lambda name: self.summary(name, path), self.layout.package_of(path),
+                            entry_start_method=lambda: self.entry_start_method(path))
+
+    # entry points ---------------------------------------------------------------------------------
+    def entry_start_method(self, path: Path) -> tuple[str, str] | None:
+        """(method, why) when the project's entry points that import the module at `path`
+        (directly or through other project modules) and set a start method all set the same one:
+        it holds when the module runs. None when none does, or they disagree (then "unknown")."""
+        target = Path(os.path.abspath(path))
+        methods = {}
+        for entry, method, line in self._entries():
+            if entry != target and target in self._imports_closure(entry):
+                methods.setdefault(method, (entry, line))
+        if not methods:
+            return None
+        if len(methods) > 1 or "unknown" in methods:
+            return "unknown", "the entry points that import this module set different start methods"
+        method, (entry, line) = next(iter(methods.items()))
+        return method, f'set_start_method("{method}") in {display_path(entry)}:{line}, an entry point that imports it'
+
+    def _entries(self) -> list[tuple[Path, str, int]]:
+        """(file, method, line) of the project's scripts (an `if __name__ == "__main__":` block) that
+        call set_start_method with one literal method; "unknown" when it is not one literal."""
+        if self._entry_points is None:
+            found = []
+            files, _ = collect_files([str(self.layout.root)], self.config)
+            for source_file in files[:MAX_SCANNED_FILES]:
+                if source_file.path.suffix != ".py":
+                    continue
+                try:
+                    text = source_file.path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                if "set_start_method" not in text or "__main__" not in text:
+                    continue
+                literals = {match.group(2) for match in _SET_START_METHOD.finditer(text)}
+                line = text.count("\n", 0, text.find("set_start_method")) + 1
+                method = literals.pop() if len(literals) == 1 and literals <= {"fork", "spawn", "forkserver"} \
+                    else "unknown"
+                found.append((Path(os.path.abspath(source_file.path)), method, line))
+            self._entry_points = found
+        return self._entry_points
+
+    def _imports_closure(self, path: Path) -> set[Path]:
+        """The project files `path` imports, directly or through each other (read as text)."""
+        closure = self._closures.get(path)
+        if closure is None:
+            closure = self._closures[path] = set()
+            pending = [(path, 0)]
+            while pending:
+                current, depth = pending.pop()
+                try:
+                    text = current.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                for name in imported_names(text, self.layout.package_of(current)):
+                    target = self.layout.module_path(name, current)
+                    if target is not None:
+                        target = Path(os.path.abspath(target))
+                        if target not in closure and depth < MAX_IMPORT_DEPTH:
+                            closure.add(target)
+                            pending.append((target, depth + 1))
+        return closure
 
     @contextmanager
     def lint_scope(self):

@@ -282,6 +282,10 @@ class ModuleFacts:
             return "spawn", ""  # loky starts fresh interpreters: nothing is inherited
         if self.file_start_method:
             return self.file_start_method, ""
+        if self.project is not None and not self.config.assume_start_method:
+            entry = self.project.entry_start_method()
+            if entry is not None:
+                return entry
         return self.config.default_start_method()
 
     # callables -------------------------------------------------------------------------------------

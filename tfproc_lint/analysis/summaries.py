@@ -162,9 +162,11 @@ class ProjectNames:
     `package`: the importing module's package, for relative imports (None: unknown)."""
 
     def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
-                 used: set | None = None) -> None:
+                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None) -> None:
         self.provider = provider
         self.package = package
+        # (method, why): the start method the project's entry points that import this module set
+        self.entry_start_method = entry_start_method
 
     def summary(self, module: str) -> ModuleSummary | None:
         return self.provider(module)
