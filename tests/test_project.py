@@ -18,7 +18,7 @@ from conftest import ROOT, run_env
 from expectations import expected
 from tfproc_lint import cache as cache_module, cli
 from tfproc_lint.analysis.prefilter import may_match, may_need_project
-from tfproc_lint.analysis.summaries import ModuleSummary
+from tfproc_lint.analysis.project_names import ModuleSummary
 from tfproc_lint.config import Config
 from tfproc_lint.project import project_for
 from tfproc_lint.project_layout import clear_caches, imported_names, layout_for
@@ -214,3 +214,24 @@ def test_module_level_start_method_of_an_imported_library_holds(tmp_path: Path, 
     assert found == {("main.py", 10, "TFP201")}
     local = _findings(tmp_path, "--target-python", "3.14", "--no-project", capsys=capsys, monkeypatch=monkeypatch)
     assert local == set()  # file-local: forkserver, the 3.14 default
+
+
+def test_root_without_a_marker_is_above_the_outermost_package(tmp_path: Path) -> None:
+    """An unpacked sdist or a vendored copy has no pyproject.toml, setup.cfg, setup.py or .git: its
+    packages still resolve, from the folder above the outermost one."""
+    package = tmp_path / "vendored" / "lib" / "core"
+    package.mkdir(parents=True)
+    (tmp_path / "vendored" / "lib" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "ops.py").write_text("", encoding="utf-8")
+    clear_caches()
+    layout = layout_for(package / "ops.py")
+    assert layout.root == tmp_path / "vendored"
+    assert layout.module_name(package / "ops.py") == "lib.core.ops"
+
+
+def test_python_dash_m_runs_the_command_line() -> None:
+    directory = ROOT / "fixtures" / "projects" / "late_env_after_imported_query"
+    result = subprocess.run([sys.executable, "-m", "tfproc_lint", "check", "train.py", "--no-cache"], cwd=directory,
+                            capture_output=True, text=True, env=run_env(), timeout=120)
+    assert result.returncode == 1 and "TFP403" in result.stdout, result.stdout + result.stderr

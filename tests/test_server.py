@@ -359,6 +359,43 @@ def test_saving_a_checked_file_rereads_changed_configuration(project):
     run(scenario)
 
 
+def test_documents_that_import_a_changed_module_are_linted_again(project):
+    """Project analysis in the editor: `train.py` finds TFP403 through `helpers.py`; saving
+    `helpers.py` (or a watcher reporting it changed on disk) re-lints `train.py` with its new summary."""
+    helper = project / "helpers.py"
+    starts = "import tensorflow as tf\n\n\ndef devices():\n    return tf.config.list_logical_devices()\n"
+    quiet = "import tensorflow as tf\n\n\ndef devices():\n    return []\n"
+    train = ('import os\n\nfrom helpers import devices\n\nif __name__ == "__main__":\n    print(devices())\n'
+             '    os.environ["CUDA_VISIBLE_DEVICES"] = "0"\n')
+    helper.write_text(starts)
+    (project / "train.py").write_text(train)
+
+    async def scenario():
+        editor = Editor(project)
+        await editor.start()
+        try:
+            uri = editor.open(project / "train.py", train)
+            [found] = await editor.diagnostics(uri, 1)
+            assert found.code == "TFP403" and "helpers.py:5" in found.message
+            assert any(r.location.uri == helper.resolve().as_uri() for r in found.related_information)
+
+            helper_uri = editor.open(helper, starts)
+            helper.write_text(quiet)
+            editor.change(helper_uri, quiet)
+            before = len(editor.published)
+            editor.save(helper_uri)
+            assert await editor.diagnostics(uri, 1, after=before) == []
+
+            helper.write_text(starts)  # changed on disk by another program
+            before = len(editor.published)
+            editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=helper.as_uri(), type=types.FileChangeType.Changed)]))
+            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+        finally:
+            await editor.stop()
+    run(scenario)
+
+
 def test_bad_input_never_ends_the_server(project):
     async def scenario():
         editor = Editor(project)

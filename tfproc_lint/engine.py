@@ -16,7 +16,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_project
-from tfproc_lint.analysis.summaries import Place, ProjectNames
+from tfproc_lint.analysis.project_names import Place, ProjectNames
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
 from tfproc_lint.fixes.common import replace_nodes

@@ -13,21 +13,28 @@ module that does, is summarised without LibCST (its re-exports only).
 
 from __future__ import annotations
 
+import ast
+import builtins
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.summaries import ModuleSummary, ProjectNames, summarize
+from tfproc_lint.analysis.names import canonical
+from tfproc_lint.analysis.project_names import ModuleSummary, ProjectNames
+from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import MAX_IMPORT_DEPTH, Layout, imported_names, layout_for, may_reach_tensorflow
-from tfproc_lint.source import SourceError, decode
+from tfproc_lint.source import SourceError, decode, parse_guard
 
 MAX_PROJECTS = 16
+MAX_SUMMARY_DEPTH = 2  # summaries of summaries' imports are computed file by file
 MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
 _SET_START_METHOD = re.compile(r"set_start_method\(\s*(?:method\s*=\s*)?(['\"])(\w+)\1")
 
@@ -43,6 +50,8 @@ class Project:
         # Within one lint, a module's answer is read once: (module, importer's folder) -> result.
         self._answers: dict[tuple, ModuleSummary | None] | None = None
         self._entry_points: list[tuple[Path, str, int]] | None = None
+        self._depth = 0  # how deep in summaries of summaries the current request is
+        self._acting: dict[Path, bool] = {}
         self._closures: dict[Path, set[Path]] = {}
 
     def names_for(self, path: Path | str) -> ProjectNames:
@@ -59,8 +68,10 @@ class Project:
         target = Path(os.path.abspath(path))
         methods = {}
         for entry, method, line in self._entries():
-            if entry != target and target in self._imports_closure(entry):
+            closure = self._imports_closure(entry)
+            if entry != target and target in closure:
                 methods.setdefault(method, (entry, line))
+                self._consulted(entry, *closure)  # a cached result depends on them
         if not methods:
             return None
         if len(methods) > 1 or "unknown" in methods:
@@ -90,6 +101,15 @@ class Project:
                 found.append((Path(os.path.abspath(source_file.path)), method, line))
             self._entry_points = found
         return self._entry_points
+
+    def _consulted(self, *paths: Path) -> None:
+        if self.used is None:
+            return
+        for path in paths:
+            try:
+                self.used.add((str(path), hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()))
+            except OSError:
+                pass
 
     def _imports_closure(self, path: Path) -> set[Path]:
         """The project files `path` imports, directly or through each other (read as text)."""
@@ -125,7 +145,11 @@ class Project:
             self.used, self._answers = previous, answers
 
     def summary(self, module: str, importer: Path | None = None) -> ModuleSummary | None:
-        key = (module, importer.parent if importer is not None else None)
+        """The summary of `module` as imported by the file at `importer`. Modules the linted file
+        imports are summarised with the project (their own imports count); the modules those
+        import, file by file (MAX_SUMMARY_DEPTH: a package's imports would otherwise pull in
+        most of the package for every file)."""
+        key = (module, importer.parent if importer is not None else None, self._depth)
         if self._answers is not None and key in self._answers:
             answer, consulted = self._answers[key]
             if self.used is not None:
@@ -151,27 +175,33 @@ class Project:
         except OSError:
             return None
         digest = hashlib.blake2b(data, digest_size=20).hexdigest()
-        known = self._summaries.get(path)
+        with_project = self._depth < MAX_SUMMARY_DEPTH
+        known = self._summaries.get((path, with_project))
         if known is None or known[0] != digest:
-            known = self._summarize(path, module, data, digest)
-            self._summaries[path] = known
+            known = self._summarize(path, module, data, digest, with_project)
+            self._summaries[(path, with_project)] = known
         if self.used is not None:
             self.used.add((str(path), digest))
             self.used |= known[2]
+            functions = getattr(known[1], "functions", None)
+            if isinstance(functions, _DeferredFunctions):
+                self.used |= functions.consulted
         return known[1]
 
-    def _summarize(self, path: Path, module: str, data: bytes, digest: str):
+    def _summarize(self, path: Path, module: str, data: bytes, digest: str, with_project: bool):
         self._active.add(path)
         consulted: set[tuple[str, str]] = set()
         previous, self.used = self.used, consulted
+        self._depth += 1
         try:
-            summary = self._compute(path, module, data)
+            summary = self._compute(path, module, data, with_project)
         finally:
+            self._depth -= 1
             self.used = previous
             self._active.discard(path)
         return digest, summary, frozenset(consulted)
 
-    def _compute(self, path: Path, module: str, data: bytes) -> ModuleSummary | None:
+    def _compute(self, path: Path, module: str, data: bytes, with_project: bool) -> ModuleSummary | None:
         try:
             text = decode(data).text
         except SourceError:
@@ -184,11 +214,278 @@ class Project:
             exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
             return ModuleSummary(own_name, display, exports=exports)
         try:
-            tree = parse_guarded(text)
-            analysis = FileAnalysis(tree, display, self.config, project=self.names_for(path))
-            return summarize(analysis, own_name, display)
-        except (SourceError, RecursionError):
+            syntax_tree = parse_guard(text)  # positions per statement, not by generating the module
+        except SourceError:
             return None
+        if syntax_tree is None:
+            return None
+
+        def analyse() -> ModuleSummary | None:
+            try:
+                tree = parse_guarded(text)
+                analysis = FileAnalysis(tree, display, self.config, syntax_tree=syntax_tree,
+                                        project=self.names_for(path) if with_project else None)
+                return summarize(analysis, own_name, display)
+            except (SourceError, RecursionError):
+                return None
+
+        if self._acts_at_import(path, syntax_tree):
+            return analyse()
+        # Importing it runs no code that can start the runtime or fix the start method: only its
+        # functions can matter, and LibCST reads the module when an importing module asks for one.
+        package = self.layout.package_of(path)
+        exports, stars, functions = _top_level_names(syntax_tree, package)
+        return ModuleSummary(own_name, display, functions=_DeferredFunctions(functions, self, analyse, with_project),
+                             exports=exports, star_exports=stars)
+
+    # import-time behaviour, read with CPython's ast ------------------------------------------------------
+    def _acts_at_import(self, path: Path, tree: ast.Module) -> bool:
+        """Importing the module may run code that starts TensorFlow's runtime or fixes the start
+        method: a module-level call (decorators, class bodies and default values included) of
+        TensorFlow, Keras, multiprocessing, a project module, or code or a name of its own, or an
+        import of a project module that may. Calls of other libraries and built-ins cannot (the
+        analysis knows no more of them either)."""
+        return self._import_time(path, tree)[0]
+
+    def _import_time(self, path: Path, tree: ast.Module | None = None) -> tuple[bool, frozenset]:
+        """(importing it may act, the names of the module whose call may act), cached."""
+        key = Path(os.path.abspath(path))
+        known = self._acting.get(key)
+        if known is not None:
+            return known
+        if tree is None:
+            try:
+                tree = ast.parse(key.read_bytes())
+            except (OSError, SyntaxError, ValueError, RecursionError):
+                return True, frozenset()  # cannot tell: let the analysis read it
+            self._consulted(key)
+        self._acting[key] = (False, frozenset())  # an import cycle: the other module answers for itself
+        self._acting[key] = result = self._module_acts(key, tree)
+        return result
+
+    def _module_acts(self, path: Path, tree: ast.Module) -> tuple[bool, frozenset]:
+        package = self.layout.package_of(path)
+        imports: dict[str, str] = {}  # local name -> the absolute name it is bound to
+        acting: set[str] = set()  # names of the module whose call may act (its functions, globals)
+        star = False
+        definitions: dict[str, ast.AST] = {}
+        for node in _import_time_nodes(tree.body):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                # Importing a project module runs its top level (and its packages' first).
+                if any(self._imports_acting(module, path) for module in _modules_run(node, package)):
+                    return True, frozenset()
+                for name, bound in _imported(node, package):
+                    if name is None:
+                        star = True
+                    else:
+                        imports[name] = bound
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                definitions[node.name] = node
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)):
+                acting.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+
+        def acts(call: ast.Call) -> bool:
+            dotted = _dotted(call.func)
+            if not dotted:
+                return False  # a method of a call's result (`f().update(...)`): the inner call is judged
+            root = dotted.split(".")[0]
+            if root in acting:
+                return True
+            if root in imports:
+                return self._name_acts(".".join([imports[root], *dotted.split(".")[1:]]) if dotted
+                                       else imports[root], path)
+            return star and root not in _BUILTINS
+
+        # A function or class of the module acts when its code calls something that acts (until no
+        # more are found); a global assigned from something that acts may act.
+        changed = True
+        while changed:
+            changed = False
+            for node in _import_time_nodes(tree.body):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                    if any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node.value)) or (
+                            _root_name(node.value) in acting):
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        found = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+                        changed |= not found <= acting
+                        acting |= found
+            for name, node in definitions.items():
+                if name not in acting and any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node)):
+                    acting.add(name)
+                    changed = True
+        result = any(isinstance(node, ast.Call) and acts(node) for node in _import_time_nodes(tree.body))
+        return result, frozenset(acting | ({"*"} if star else set()))
+
+    def _name_acts(self, qualified: str, importer: Path) -> bool:
+        """Calling `qualified` at import may start the runtime or fix the start method."""
+        top = qualified.split(".")[0]
+        last = qualified.rsplit(".", 1)[-1]
+        if top in _TENSORFLOW_PACKAGES:
+            return last not in api.IMPORT_TIME_INERT
+        if top in _PROCESS_PACKAGES:
+            name = canonical(qualified)
+            return name in api.CONTEXT_FIXING_CALLS or name in _FIXING or name in api.PROCESS_CONSTRUCTORS
+        return self._project_name_acts(qualified, importer)
+
+    def _project_name_acts(self, qualified: str, importer: Path) -> bool:
+        """Calling `qualified` (a module of the project, or a name in one) may act: the name is one
+        of that module's acting names (or the module could not be read)."""
+        module, _, name = qualified.rpartition(".")
+        if self.layout.module_path(qualified, importer) is not None:
+            return True  # a module used as a value (`from pkg import models; models.build()`)
+        target = self.layout.module_path(module, importer) if module else None
+        if target is None:
+            return False  # not the project's
+        names = self._import_time(target)[1]
+        return name in names or "*" in names
+
+    def _imports_acting(self, module: str, importer: Path) -> bool:
+        target = self.layout.module_path(module, importer)
+        return target is not None and self._import_time(target)[0]
+
+
+class _DeferredFunctions(Mapping):
+    """The functions of a module whose import runs nothing that matters: their names from CPython's
+    tree, their facts from the module's analysis, made when an importing module first asks."""
+
+    def __init__(self, names: set[str], project: Project, analyse, with_project: bool) -> None:
+        self._names = names
+        self._project = project
+        self._analyse = analyse
+        self._with_project = with_project
+        self._functions: Mapping | None = None
+        self.consulted: frozenset = frozenset()  # the files the analysis read (cached results depend on them)
+
+    def _load(self) -> Mapping:
+        if self._functions is None:
+            project = self._project
+            outer, project.used = project.used, set()
+            depth, project._depth = project._depth, (0 if self._with_project else MAX_SUMMARY_DEPTH)
+            try:
+                summary = self._analyse()
+            finally:
+                consulted, project.used, project._depth = project.used, outer, depth
+            self.consulted = frozenset(consulted)
+            if project.used is not None:
+                project.used |= self.consulted
+            self._functions = summary.functions if summary is not None else {}
+        return self._functions
+
+    def __contains__(self, name) -> bool:
+        return name in self._names and name in self._load()
+
+    def __getitem__(self, name: str):
+        if name not in self._names:
+            raise KeyError(name)
+        return self._load()[name]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+_TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
+_PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "concurrent", "joblib", "loky", "pathos",
+                               "torch"})
+_FIXING = frozenset({api.SET_START_METHOD, api.GET_CONTEXT, api.GET_START_METHOD})
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _import_time_nodes(statements):
+    """The nodes of a module that run when it is imported: not the bodies of functions and lambdas
+    (their decorators, defaults and a class's body do run)."""
+    pending = list(statements)
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pending.extend(node.decorator_list)
+            pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
+        elif isinstance(node, ast.Lambda):
+            pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _imported(node, package: str | None):
+    """(local name or None for `*`, absolute module or name) for each name an import binds."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield (alias.asname or alias.name.split(".")[0]), (alias.name if alias.asname else alias.name.split(".")[0])
+        return
+    if node.level:
+        if package is None:
+            return
+        parts = package.split(".") if package else []
+        if node.level - 1 > len(parts):
+            return
+        base = ".".join([*parts[:len(parts) - node.level + 1], *([node.module] if node.module else [])])
+    else:
+        base = node.module or ""
+    for alias in node.names:
+        if alias.name == "*":
+            yield None, base
+        else:
+            yield (alias.asname or alias.name), f"{base}.{alias.name}" if base else alias.name
+
+
+def _modules_run(node, package: str | None) -> list[str]:
+    """The modules an import statement runs (`import a.b`: a, a.b; `from a import b`: a, a.b)."""
+    names = []
+    for name, bound in _imported(node, package):
+        if isinstance(node, ast.Import):
+            name = next(alias.name for alias in node.names if (alias.asname or alias.name.split(".")[0]) == name)
+            bound = name
+        else:
+            bound = bound if name is not None else bound
+        parts = bound.split(".")
+        names += [".".join(parts[:cut]) for cut in range(1, len(parts) + 1)]
+    return list(dict.fromkeys(names))
+
+
+def _dotted(node) -> str:
+    """`a.b.c` -> "a.b.c"; otherwise ""."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
+
+
+def _root_name(node) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _top_level_names(tree: ast.Module, package: str | None):
+    """(exports, star imports, function names) as the summary names them: imported names with
+    their absolute names, `from m import *` modules, and `f` / `Class.method` defined at the top."""
+    exports: dict[str, str] = {}
+    stars: list[str] = []
+    functions: set[str] = set()
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name, bound in _imported(node, package):
+                if name is None:
+                    stars.append(bound)
+                elif bound:
+                    exports[name] = bound
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.add(node.name)
+            exports.pop(node.name, None)
+        elif isinstance(node, ast.ClassDef):
+            exports.pop(node.name, None)
+            functions.update(f"{node.name}.{item.name}" for item in node.body
+                             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            pending[0:0] = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                            *(item for handler in getattr(node, "handlers", []) for item in handler.body)]
+    return exports, tuple(stars), functions
 
 
 _PROJECTS: dict[tuple, Project] = {}

@@ -517,3 +517,15 @@ SPARK_PANDAS_UDF_TYPES = ("pyspark.sql.functions.PandasUDFType.",)
 SPARK_ITERATOR_UDF_TYPES = ("_ITER",)  # PandasUDFType.SCALAR_ITER, MAP_ITER: once per partition
 ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typing.Iterable",
                             "collections.abc.Iterable"})
+
+
+# Import time (the project layer's cheap look at a module, tfproc_lint/project.py): calls of these
+# TensorFlow and Keras names, usual at a module's top level, neither start the runtime nor build
+# state (registries, decorators, logging, the execution-mode switches); any other TensorFlow or
+# Keras call there may, and then the module is analysed.
+IMPORT_TIME_INERT = frozenset({
+    "register_keras_serializable", "get_custom_objects", "custom_object_scope", "get_logger", "set_verbosity",
+    "function", "custom_gradient", "export", "disable_eager_execution", "disable_v2_behavior",
+    "enable_eager_execution", "enable_v2_behavior", "set_floatx", "set_image_data_format", "set_epsilon",
+    "set_log_device_placement", "set_seed", "register_serializable", "keras_export", "tf_export",
+})

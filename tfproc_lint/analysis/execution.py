@@ -69,7 +69,8 @@ class _Frame:
 
 
 class ExecutionWalk:
-    def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None, detect_import=None) -> None:
+    def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None, detect_import=None,
+                 imports_only: bool = False) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
         (default: TensorFlow's runtime, `usage.initialises_runtime`; only then are a pool's tasks
         walked from the state its initializer leaves in the worker)."""
@@ -91,6 +92,7 @@ class ExecutionWalk:
         self._functions: list[_Frame] = []
         self._loops: list[_Frame] = []
         self._tries: list[_Frame] = []
+        self.imports_only = imports_only  # walk only what importing the module runs (a summary's)
         self._run()
 
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
@@ -133,6 +135,8 @@ class ExecutionWalk:
         if on_import is UNREACHABLE:
             return
         self.after_import = on_import
+        if self.imports_only:
+            return  # functions are walked when asked (`function`), from the state given
         guards = [s for s in module.body if is_main_guard(s)]
         self._with_function_frame(lambda: self.block(guards, on_import, False, 0))
         if self.follows_initializers:

@@ -10,7 +10,7 @@ import libcst as cst
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.module_facts import ModuleFacts
 from tfproc_lint.analysis.start_methods import fixes_default_context
-from tfproc_lint.analysis.summaries import ProjectNames
+from tfproc_lint.analysis.project_names import ProjectNames
 from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 from tfproc_lint.config import Config
 

@@ -16,7 +16,7 @@ from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import Locator, as_range
 from tfproc_lint.analysis.routes import Crossing, RouteFinder, RouteKind
-from tfproc_lint.analysis.summaries import ProjectNames
+from tfproc_lint.analysis.project_names import ProjectNames
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import UNKNOWN, Value, argument, enclosing_function, literal_start_method
 from tfproc_lint.analysis.walk import COMPREHENSIONS, LOOPS, SCOPE_NODES, calls_in, child_nodes, fork_child_statements

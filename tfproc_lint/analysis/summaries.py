@@ -1,100 +1,52 @@
-"""What one module of a project offers the others (its summary), and how another module's names
-resolve through those summaries.
+"""What one module of a project offers the others (its summary), read off its own analysis.
 
-A summary is plain, serialisable data computed from the module's own analysis: for each top-level
-function, class constructor and method, whether calling it starts TensorFlow's runtime (and why,
-where), what kind of TensorFlow state it returns, and whether it runs TensorFlow (a worker that uses
-TF); the module-level names that hold TensorFlow state; what importing the module does (starts the
-runtime, sets the start method); and the names it re-exports from other modules (`from .models
-import build` in a package's `__init__.py`, `from x import *` through `__all__`).
-
-`ProjectNames` answers the analysis of an importing module: `function("pkg.models.build")`,
-`state("pkg.registry.MODEL")`, `on_import("pkg.registry")`, following re-exports transitively
-(cycles end the search). The summaries themselves come from a provider (tfproc_lint/project.py),
-which reads, analyses and caches the project's modules.
+For each top-level function, class constructor and method: whether calling it starts TensorFlow's
+runtime (and why, where), what kind of TensorFlow state it returns, and whether it runs TensorFlow
+(a worker that uses TF), each worked out when an importing module first asks; the module-level
+names that hold TensorFlow state; what importing the module does (starts the runtime, sets or
+fixes the start method); and the names it re-exports. Only what importing the module runs is
+walked up front.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Callable
+from collections.abc import Mapping
 
 import libcst as cst
 
-from tfproc_lint.analysis.kinds import STATE, Kind
-from tfproc_lint.analysis.symbols import imported_module_names
+from tfproc_lint.analysis.execution import ExecutionWalk
+from tfproc_lint.analysis.kinds import STATE
+from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
+from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.values import literal_start_method
 
-MAX_EXPORT_STEPS = 8  # re-exports followed, `pkg` -> `pkg.api` -> `pkg.api.models` ...
 
+class _LazyFunctions(Mapping):
+    """A summary's functions, each worked out when first asked for: an importing module asks for
+    a few names of a module that may define hundreds."""
 
-@dataclass(frozen=True)
-class Place:
-    """Where something happens in another module: its display path and 1-based line."""
+    def __init__(self, infos: dict, compute) -> None:
+        self._infos = infos
+        self._compute = compute
+        self._done: dict[str, FunctionFacts] = {}
 
-    path: str
-    line: int
+    def __getitem__(self, name: str) -> FunctionFacts:
+        if name not in self._done:
+            self._done[name] = self._compute(name, self._infos[name])
+        return self._done[name]
 
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
+    def __iter__(self):
+        return iter(self._infos)
 
-
-@dataclass(frozen=True)
-class Effect:
-    """A runtime start (or a setting) in another module: why, and where."""
-
-    reason: str  # "builds a Keras model"
-    place: Place
-
-
-@dataclass(frozen=True)
-class FunctionFacts:
-    name: str  # qualified within its module: "build", "Registry.__init__", "Registry.load"
-    place: Place  # where it is defined
-    starts: Effect | None = None  # calling it may start TensorFlow's runtime
-    returns: str | None = None  # the Kind value of the TensorFlow state it returns ("keras_model")
-    runs_tf: bool = False  # its code starts or uses the runtime (as a worker: a TF worker)
-
-
-@dataclass(frozen=True)
-class ModuleSummary:
-    module: str
-    path: str  # display path
-    functions: dict[str, FunctionFacts] = field(default_factory=dict)
-    state: dict[str, tuple[str, int]] = field(default_factory=dict)  # global -> (Kind value, line)
-    on_import: Effect | None = None  # importing it may start the runtime
-    start_method: tuple[str, int] | None = None  # set_start_method(...) at import: (method, line)
-    fixes_context: Effect | None = None  # importing it fixes the default start method (TFP203)
-    exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
-    star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
-
-    @property
-    def has_tensorflow_facts(self) -> bool:
-        return bool(self.on_import or self.state or self.start_method or self.fixes_context
-                    or any(f.starts or f.returns or f.runs_tf for f in self.functions.values()))
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> "ModuleSummary":
-        def effect(item):
-            return None if item is None else Effect(item["reason"], Place(**item["place"]))
-
-        functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
-                                         f["runs_tf"]) for name, f in data["functions"].items()}
-        return cls(module=data["module"], path=data["path"], functions=functions,
-                   state={name: (kind, line) for name, (kind, line) in data["state"].items()},
-                   on_import=effect(data["on_import"]),
-                   start_method=tuple(data["start_method"]) if data["start_method"] else None,
-                   fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
-                   star_exports=tuple(data["star_exports"]))
+    def __len__(self) -> int:
+        return len(self._infos)
 
 
 def summarize(analysis, module: str, display: str) -> ModuleSummary:
-    """The summary of `analysis`'s module, named `module`, reported as `display`."""
-    walk = analysis.execution
+    """The summary of `analysis`'s module, named `module`, reported as `display`. Only what
+    importing it runs is walked now; each function when an importing module asks for it."""
     tf = analysis.tf
+    walk = ExecutionWalk(analysis, tf, imports_only=True)
 
     def place(node: cst.CSTNode) -> Place:
         return Place(display, analysis.line_of(node))
@@ -108,18 +60,19 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         returns = returned.kind.value if returned.kind in STATE else None
         return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info))
 
-    functions: dict[str, FunctionFacts] = {}
+    infos = {}
     module_scope = analysis.symbols.module_scope
     for info in analysis.symbols.functions.values():
         if info.scope.parent is module_scope:
-            functions[info.node.name.value] = facts(info.node.name.value, info)
+            infos[info.node.name.value] = info
     for klass in analysis.symbols.classes.values():
         if klass.scope.parent is not module_scope:
             continue
         class_name = klass.node.name.value
-        for name, info in analysis.symbols.functions.items():
+        for info in analysis.symbols.functions.values():
             if info.class_info is klass:
-                functions[f"{class_name}.{info.node.name.value}"] = facts(f"{class_name}.{info.node.name.value}", info)
+                infos[f"{class_name}.{info.node.name.value}"] = info
+    functions = _LazyFunctions(infos, facts)
 
     state: dict[str, tuple[str, int]] = {}
     exports: dict[str, str] = {}
@@ -142,7 +95,9 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
             break
     if start_method is None and analysis.project is not None:
         start_method = analysis.project.imported_start_method(analysis)
-    fixed = analysis.context_walk.after_import
+    fixed = ExecutionWalk(analysis, tf, detect=lambda call, graph: fixes_default_context(analysis, call),
+                          detect_import=lambda statement: tf.import_effect(statement, "fixes_context"),
+                          imports_only=True).after_import
     fixes_context = None
     if fixed is not None:
         fixes_context = analysis.tf.external_starts.get(fixed.call) or Effect(fixed.reason, place(fixed.call))
@@ -153,106 +108,3 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         start_method=start_method, exports=exports,
         star_exports=tuple(analysis.symbols.star_imports), fixes_context=fixes_context,
     )
-
-
-class ProjectNames:
-    """Resolves an importing module's qualified names through the project's summaries.
-
-    `provider(module_name)` gives a module's summary (None: not a module of this project);
-    `package`: the importing module's package, for relative imports (None: unknown)."""
-
-    def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
-                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None) -> None:
-        self.provider = provider
-        self.package = package
-        # (method, why): the start method the project's entry points that import this module set
-        self.entry_start_method = entry_start_method
-
-    def summary(self, module: str) -> ModuleSummary | None:
-        return self.provider(module)
-
-    def _split(self, qualified: str, steps: int = 0):
-        """(summary, attribute) for `pkg.mod.name`: the longest module prefix that is a project
-        module, and the rest; re-exports followed."""
-        parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            summary = self.provider(".".join(parts[:cut]))
-            if summary is None:
-                continue
-            rest = parts[cut:]
-            head = rest[0]
-            if head in summary.exports and steps < MAX_EXPORT_STEPS and head not in summary.functions:
-                target = ".".join([summary.exports[head], *rest[1:]])
-                return self._split(target, steps + 1)
-            if head not in summary.functions and head not in summary.state and steps < MAX_EXPORT_STEPS:
-                for star in summary.star_exports:
-                    found = self._split(".".join([star, *rest]), steps + 1)
-                    if found[0] is not None:
-                        return found
-            return summary, ".".join(rest)
-        return None, ""
-
-    def function(self, qualified: str | None) -> FunctionFacts | None:
-        """The facts of the project function (or class, for its constructor) `qualified` names."""
-        if not qualified:
-            return None
-        summary, attribute = self._split(qualified)
-        if summary is None:
-            return None
-        return summary.functions.get(attribute) or summary.functions.get(f"{attribute}.__init__")
-
-    def state(self, qualified: str | None) -> tuple[Kind, Place] | None:
-        """The kind of TensorFlow state a project module's global holds, and where it is made."""
-        if not qualified:
-            return None
-        summary, attribute = self._split(qualified)
-        if summary is None or attribute not in summary.state:
-            return None
-        kind, line = summary.state[attribute]
-        return Kind(kind), Place(summary.path, line)
-
-    def modules_run_by_import(self, imported: str) -> list[ModuleSummary]:
-        """The project modules `import a.b.c` runs: `a`, `a.b`, `a.b.c` (those that exist)."""
-        parts = imported.split(".")
-        found = []
-        for cut in range(1, len(parts) + 1):
-            summary = self.provider(".".join(parts[:cut]))
-            if summary is not None:
-                found.append(summary)
-        return found
-
-    def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
-        """The first project module an import statement runs whose summary has an effect at import
-        (`attribute`: "on_import", "fixes_context"), with that effect."""
-        for name in imported_module_names(statement, self.package):
-            for summary in self.modules_run_by_import(name):
-                effect = getattr(summary, attribute)
-                if effect is not None:
-                    return summary, effect
-        return None
-
-    def imported_start_method(self, analysis) -> tuple[str, int] | None:
-        """The start method that the project modules `analysis`'s module imports at its top level
-        set at import (the first such import's)."""
-        for statement in _top_level_imports(analysis.module.body):
-            for name in imported_module_names(statement, self.package):
-                for summary in self.modules_run_by_import(name):
-                    if summary.start_method is not None:
-                        return summary.start_method
-        return None
-
-
-def _top_level_imports(statements):
-    """Import statements that run at import: at the top level, or in its `if`/`try`/`with` blocks."""
-    for statement in statements:
-        if isinstance(statement, cst.SimpleStatementLine):
-            yield from (small for small in statement.body if isinstance(small, (cst.Import, cst.ImportFrom)))
-        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
-            yield from _top_level_imports(statement.body.body)
-            for handler in getattr(statement, "handlers", ()):
-                yield from _top_level_imports(handler.body.body)
-            orelse = getattr(statement, "orelse", None)
-            if isinstance(orelse, cst.If):
-                yield from _top_level_imports([orelse])
-            elif orelse is not None:
-                yield from _top_level_imports(orelse.body.body)

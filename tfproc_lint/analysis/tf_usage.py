@@ -18,7 +18,7 @@ import libcst as cst
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Pickling, RouteKind
-from tfproc_lint.analysis.summaries import Effect
+from tfproc_lint.analysis.project_names import Effect
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
@@ -256,6 +256,8 @@ class TensorFlowUsage:
     def _code_runs(self, body: cst.CSTNode, depth: int) -> bool:
         analysis = self.analysis
         for call in calls_in_evaluation_order(body):
+            if self._only_if_unbuilt(call):
+                continue
             if self.initialises_runtime(call, graph_building=False) is not None:
                 return True
             if self.calls_project_tensorflow(call):
@@ -265,6 +267,18 @@ class TensorFlowUsage:
             site = analysis.site(call)
             callee = analysis.callee(call, site) if site is not None else None
             if callee is not None and self.function_runs(callee, depth + 1):
+                return True
+        return False
+
+    def _only_if_unbuilt(self, call: cst.Call) -> bool:
+        """`if not model.built: model.build(...)`: the call runs only for a model that has no
+        weights yet, which the analysis cannot tell (prefer a miss)."""
+        for parent in self.analysis.ancestors(call):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            test = parent.test if isinstance(parent, cst.If) else None
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) \
+                    and isinstance(test.expression, cst.Attribute) and test.expression.attr.value == "built":
                 return True
         return False
 

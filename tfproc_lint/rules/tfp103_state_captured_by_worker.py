@@ -7,6 +7,7 @@ import libcst as cst
 from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
+from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import merge
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.rules.base import Example, Report, Rule
@@ -150,6 +151,8 @@ class StateCapturedByWorker(Rule):
             held = [entry for entry in held if entry[2] is not None]
             if not held:
                 return
+            if not pickled and not analysis.tf.function_runs(worker.function):
+                return  # a forked child that runs no TensorFlow is fine, whatever its object holds
             attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
         elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA):
@@ -175,9 +178,10 @@ class StateCapturedByWorker(Rule):
             return
         noun = STATE_NOUNS[value.kind]
         label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
+        route = "Process(target=...)" if crossing.route.kind is RouteKind.PROCESS_ARGS else crossing.route
         yield Report(
             crossing.callable,
-            f"`{label}` given to {crossing.route} is {what} holds a {noun}: {happens}; use a "
+            f"`{label}` given to {route} is {what} holds a {noun}: {happens}; use a "
             f"module-level function that builds it in the worker"
             f"{outcomes.assumption(crossing, method, why)}",
         )

@@ -12,6 +12,7 @@ server: it gets no diagnostics and one `window/logMessage` line.
 from __future__ import annotations
 
 import asyncio
+import os
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,8 @@ class Session:
         # The findings last published for each document (a notebook cell is one): (text, findings).
         self.published: dict[str, tuple[str, list[Diagnostic]]] = {}
         self.notebook_cells: dict[str, set[str]] = {}  # notebook URI -> cells last published
+        # Document URI -> the project's module files its last findings used (project analysis).
+        self.uses: dict[str, frozenset] = {}
         self.plan_timers: dict[str, asyncio.TimerHandle] = {}  # document URI -> its second look
 
     # logging -------------------------------------------------------------------------------------
@@ -161,6 +164,8 @@ class Session:
             return  # a newer version is on its way, or the document was closed
         if findings.error:
             self.log("log", f"{snapshot.path}: {findings.error}; no findings shown")
+        if not planned:
+            self.uses[snapshot.uri] = findings.uses
         texts = {cell.uri: cell.text for cell in snapshot.cells} if snapshot.notebook else {snapshot.uri: snapshot.text}
         indexes = {uri: LineIndex(text, self.encoding) for uri, text in texts.items()}
         if snapshot.notebook:  # cells deleted since the last time lose their findings
@@ -188,6 +193,7 @@ class Session:
 
     def clear(self, uri: str) -> None:
         self.published.pop(uri, None)
+        self.uses.pop(uri, None)
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # requests ------------------------------------------------------------------------------------
@@ -248,6 +254,18 @@ class Session:
             self.config_changed(Path(changed).as_uri())
         else:
             self.schedule(uri)
+            self.module_changed(uri)
+
+    def module_changed(self, uri: str) -> None:
+        """A project module was written: the open documents whose findings read its summary are
+        linted again (the summary is recomputed from the file's new content)."""
+        path = _file(uri)
+        if path is None:
+            return
+        written = os.path.abspath(path)
+        for other, used in list(self.uses.items()):
+            if other != uri and written in used:
+                self.schedule(other)
 
 
 def _path(uri: str) -> str:
@@ -320,6 +338,9 @@ def create_server() -> LanguageServer:
         changed = [change.uri for change in params.changes if is_config_file(_path(change.uri))]
         if changed:
             session.config_changed(changed[0])
+            return
+        for change in params.changes:
+            session.module_changed(change.uri)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:

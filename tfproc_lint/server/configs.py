@@ -16,7 +16,8 @@ from tfproc_lint.rules import rule_codes
 
 # A change to one of these files can change a configuration.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg")
-WATCHED_GLOBS = ("**/pyproject.toml", "**/setup.cfg", "**/requirements*.txt")
+WATCHED_GLOBS = ("**/pyproject.toml", "**/setup.cfg", "**/requirements*.txt",
+                 "**/*.py")  # a project module changed on disk: the documents that import it
 
 
 def is_config_file(path: str) -> bool:

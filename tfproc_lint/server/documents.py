@@ -7,6 +7,8 @@ No pygls or lsprotocol here: plain data in, the engine's `Diagnostic`s out.
 from __future__ import annotations
 
 import functools
+import os
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from tfproc_lint.config import Config
@@ -15,6 +17,7 @@ from tfproc_lint.engine import lint_notebook, lint_source, text_edits
 from tfproc_lint.fixing import apply_edits, fix_program, fix_source, fix_through, plan_program, plan_source
 from tfproc_lint.noqa import noqa_edits
 from tfproc_lint.notebook import CellBoundaryError, Program, program_of
+from tfproc_lint.project import project_for
 from tfproc_lint.source import SourceError
 
 # Larger documents are not linted as you type: on this project's 2-core machine, a 10,000-line file
@@ -64,6 +67,7 @@ class Findings:
     snapshot: Snapshot
     by_uri: dict[str, list[Diagnostic]] = field(default_factory=dict)
     error: str | None = None  # why nothing was linted (bad input), one line
+    uses: frozenset = frozenset()  # the project's module files whose summaries the findings used
 
 
 def check_size(snapshot: Snapshot) -> None:
@@ -78,13 +82,16 @@ def lint(snapshot: Snapshot, config: Config) -> Findings:
     reason."""
     empty = {cell.uri: [] for cell in snapshot.cells} if snapshot.notebook else {snapshot.uri: []}
     findings = Findings(snapshot, empty)
+    project = project_for(snapshot.path, config) if os.path.isfile(snapshot.path) else None
     try:
         check_size(snapshot)
-        if snapshot.notebook:
-            for diagnostic in lint_notebook(snapshot.program(), snapshot.path, config):
-                findings.by_uri.setdefault(snapshot.cell_uri(diagnostic.cell), []).append(diagnostic)
-        else:
-            findings.by_uri[snapshot.uri] = lint_source(snapshot.text, snapshot.path, config)
+        with project.lint_scope() if project is not None else nullcontext() as used:
+            if snapshot.notebook:
+                for diagnostic in lint_notebook(snapshot.program(), snapshot.path, config):
+                    findings.by_uri.setdefault(snapshot.cell_uri(diagnostic.cell), []).append(diagnostic)
+            else:
+                findings.by_uri[snapshot.uri] = lint_source(snapshot.text, snapshot.path, config)
+        findings.uses = frozenset(path for path, _ in used or ())
     except SourceError as error:
         findings.error = str(error)
     return findings

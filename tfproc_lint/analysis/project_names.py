@@ -1,0 +1,190 @@
+"""Another module's facts as the analysis of an importing module reads them: the summary data
+(plain, serialisable: `ModuleSummary`, `FunctionFacts`, `Effect`, `Place`) and `ProjectNames`,
+which resolves the importing module's qualified names through the summaries (`summaries.py`
+computes them; tfproc_lint/project.py provides them).
+
+`ProjectNames` answers `function("pkg.models.build")`, `state("pkg.registry.MODEL")`,
+`modules_run_by_import("pkg.registry")`, following re-exports (`from .models import build` in a
+package's `__init__.py`, `from x import *`) transitively; cycles end the search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable
+
+import libcst as cst
+
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.symbols import imported_module_names
+
+MAX_EXPORT_STEPS = 8  # re-exports followed, `pkg` -> `pkg.api` -> `pkg.api.models` ...
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where something happens in another module: its display path and 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A runtime start (or a setting) in another module: why, and where."""
+
+    reason: str  # "builds a Keras model"
+    place: Place
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    name: str  # qualified within its module: "build", "Registry.__init__", "Registry.load"
+    place: Place  # where it is defined
+    starts: Effect | None = None  # calling it may start TensorFlow's runtime
+    returns: str | None = None  # the Kind value of the TensorFlow state it returns ("keras_model")
+    runs_tf: bool = False  # its code starts or uses the runtime (as a worker: a TF worker)
+
+
+@dataclass(frozen=True)
+class ModuleSummary:
+    module: str
+    path: str  # display path
+    functions: Mapping[str, FunctionFacts] = field(default_factory=dict)
+    state: dict[str, tuple[str, int]] = field(default_factory=dict)  # global -> (Kind value, line)
+    on_import: Effect | None = None  # importing it may start the runtime
+    start_method: tuple[str, int] | None = None  # set_start_method(...) at import: (method, line)
+    fixes_context: Effect | None = None  # importing it fixes the default start method (TFP203)
+    exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
+    star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
+
+    @property
+    def has_tensorflow_facts(self) -> bool:
+        return bool(self.on_import or self.state or self.start_method or self.fixes_context
+                    or any(f.starts or f.returns or f.runs_tf for f in self.functions.values()))
+
+    def to_dict(self) -> dict:
+        data = asdict(replace(self, functions={}))
+        data["functions"] = {name: asdict(facts) for name, facts in self.functions.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModuleSummary":
+        def effect(item):
+            return None if item is None else Effect(item["reason"], Place(**item["place"]))
+
+        functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
+                                         f["runs_tf"]) for name, f in data["functions"].items()}
+        return cls(module=data["module"], path=data["path"], functions=functions,
+                   state={name: (kind, line) for name, (kind, line) in data["state"].items()},
+                   on_import=effect(data["on_import"]),
+                   start_method=tuple(data["start_method"]) if data["start_method"] else None,
+                   fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
+                   star_exports=tuple(data["star_exports"]))
+
+
+class ProjectNames:
+    """Resolves an importing module's qualified names through the project's summaries.
+
+    `provider(module_name)` gives a module's summary (None: not a module of this project);
+    `package`: the importing module's package, for relative imports (None: unknown)."""
+
+    def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
+                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None) -> None:
+        self.provider = provider
+        self.package = package
+        # (method, why): the start method the project's entry points that import this module set
+        self.entry_start_method = entry_start_method
+
+    def summary(self, module: str) -> ModuleSummary | None:
+        return self.provider(module)
+
+    def _split(self, qualified: str, steps: int = 0):
+        """(summary, attribute) for `pkg.mod.name`: the longest module prefix that is a project
+        module, and the rest; re-exports followed."""
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            summary = self.provider(".".join(parts[:cut]))
+            if summary is None:
+                continue
+            rest = parts[cut:]
+            head = rest[0]
+            if head in summary.exports and steps < MAX_EXPORT_STEPS and head not in summary.functions:
+                target = ".".join([summary.exports[head], *rest[1:]])
+                return self._split(target, steps + 1)
+            if head not in summary.functions and head not in summary.state and steps < MAX_EXPORT_STEPS:
+                for star in summary.star_exports:
+                    found = self._split(".".join([star, *rest]), steps + 1)
+                    if found[0] is not None:
+                        return found
+            return summary, ".".join(rest)
+        return None, ""
+
+    def function(self, qualified: str | None) -> FunctionFacts | None:
+        """The facts of the project function (or class, for its constructor) `qualified` names."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        if summary is None:
+            return None
+        return summary.functions.get(attribute) or summary.functions.get(f"{attribute}.__init__")
+
+    def state(self, qualified: str | None) -> tuple[Kind, Place] | None:
+        """The kind of TensorFlow state a project module's global holds, and where it is made."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        if summary is None or attribute not in summary.state:
+            return None
+        kind, line = summary.state[attribute]
+        return Kind(kind), Place(summary.path, line)
+
+    def modules_run_by_import(self, imported: str) -> list[ModuleSummary]:
+        """The project modules `import a.b.c` runs: `a`, `a.b`, `a.b.c` (those that exist)."""
+        parts = imported.split(".")
+        found = []
+        for cut in range(1, len(parts) + 1):
+            summary = self.provider(".".join(parts[:cut]))
+            if summary is not None:
+                found.append(summary)
+        return found
+
+    def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
+        """The first project module an import statement runs whose summary has an effect at import
+        (`attribute`: "on_import", "fixes_context"), with that effect."""
+        for name in imported_module_names(statement, self.package):
+            for summary in self.modules_run_by_import(name):
+                effect = getattr(summary, attribute)
+                if effect is not None:
+                    return summary, effect
+        return None
+
+    def imported_start_method(self, analysis) -> tuple[str, int] | None:
+        """The start method that the project modules `analysis`'s module imports at its top level
+        set at import (the first such import's)."""
+        for statement in _top_level_imports(analysis.module.body):
+            for name in imported_module_names(statement, self.package):
+                for summary in self.modules_run_by_import(name):
+                    if summary.start_method is not None:
+                        return summary.start_method
+        return None
+
+
+def _top_level_imports(statements):
+    """Import statements that run at import: at the top level, or in its `if`/`try`/`with` blocks."""
+    for statement in statements:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from (small for small in statement.body if isinstance(small, (cst.Import, cst.ImportFrom)))
+        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+            yield from _top_level_imports(statement.body.body)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _top_level_imports(handler.body.body)
+            orelse = getattr(statement, "orelse", None)
+            if isinstance(orelse, cst.If):
+                yield from _top_level_imports([orelse])
+            elif orelse is not None:
+                yield from _top_level_imports(orelse.body.body)
