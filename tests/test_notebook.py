@@ -218,7 +218,7 @@ def test_without_nbformat_a_notebook_gets_one_line(tmp_path) -> None:
                             capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 1
     assert result.stderr == ("tfproc-lint: n.ipynb: checking notebooks needs nbformat: "
-                             "pip install 'tfproc-lint[notebook]'\n")
+                             "pip install 'nbformat>=5.7' (tfproc-lint's `notebook` extra)\n")
 
 
 def test_insertions_after_the_last_line_go_to_the_last_cell_with_text() -> None:

@@ -2,14 +2,17 @@
 
 pre-commit installs a hook repository from a git commit (`try-repo` of a path with uncommitted
 changes adds only tracked files), so the tests first commit a snapshot of this working tree, files
-not yet added to git included, into a temporary repository, and point pre-commit at that. The
-hook environments are built by pip from the package index, as for a user: three builds (try-repo,
-the two hooks of a config, flake8 with tfproc-lint as `additional_dependencies`) run at once.
+not yet added to git included, into a temporary repository (a local clone, as a user's), and
+point pre-commit at that. The project's config is the one docs/integrations.md documents, with
+that clone's path and HEAD. The hook environments are built by pip from the package index, as for
+a user: three builds (try-repo, the two hooks of a config, flake8 with tfproc-lint as
+`additional_dependencies`) run at once.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -26,6 +29,8 @@ UNSAFE_FIX = ROOT / "fixtures" / "lint" / "TFP102" / "bad_keras_predict_pool_par
 BAD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "bad_spawn_pool_cell_worker.ipynb"
 GOOD_NOTEBOOK = ROOT / "fixtures" / "lint" / "TFP204" / "good_spawn_pool_cell_worker.ipynb"
 INSTALL_TIMEOUT = 300
+INTEGRATIONS = ROOT / "docs" / "integrations.md"
+DOCUMENTED = "<!-- tests/test_precommit.py runs this config"  # marks the yaml block after it
 IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__",
                                 ".pytest_cache", ".ruff_cache", ".hypothesis", "probe-report")
 
@@ -62,6 +67,19 @@ def snapshot(destination: Path) -> str:
     git("add", "-A", cwd=destination)
     git("commit", "-q", "-m", "snapshot", cwd=destination)
     return git("rev-parse", "HEAD", cwd=destination)
+
+
+def documented_config(repo: Path, rev: str) -> str:
+    """docs/integrations.md's `.pre-commit-config.yaml`, its placeholders (`/path/to/tfproc-lint`,
+    `COMMIT_SHA`) replaced by a clone and its HEAD, and its commented-out second hook
+    (tfproc-lint-fix) turned on: what a user who copies it gets, both hooks in one config."""
+    text = INTEGRATIONS.read_text(encoding="utf-8")
+    snippet = re.search(r"```yaml\n(.*?)```", text[text.index(DOCUMENTED):], re.DOTALL).group(1)
+    config, repos = re.subn(r"(?m)^(\s*- repo: )/path/to/tfproc-lint(?=\s)", rf"\g<1>{repo.as_posix()}", snippet)
+    config, revs = re.subn(r"(?m)^(\s*rev: )COMMIT_SHA(?=\s)", rf"\g<1>{rev}", config)
+    config, enabled = re.subn(r"(?m)^(\s*)# (- id: tfproc-lint-fix)(?=\s)", r"\1\2", config)
+    assert (repos, revs, enabled) == (1, 1, 1), snippet
+    return config
 
 
 class Project:
@@ -101,14 +119,7 @@ def setup(tmp_path_factory):
     # Untracked and never staged: a hook that linted the whole directory would report it.
     (project_path / "scratch").mkdir()
     shutil.copy(BAD, project_path / "scratch" / "untracked_bad.py")
-    (project_path / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
-        repos:
-          - repo: {hooks_repo.as_posix()}
-            rev: {rev}
-            hooks:
-              - id: tfproc-lint
-              - id: tfproc-lint-fix
-        """), encoding="utf-8")
+    (project_path / ".pre-commit-config.yaml").write_text(documented_config(hooks_repo, rev), encoding="utf-8")
     (project_path / "flake8-config.yaml").write_text(textwrap.dedent(f"""\
         repos:
           - repo: local
@@ -238,3 +249,13 @@ def test_flake8_hook_with_tfproc_lint_as_additional_dependency(setup) -> None:
     result = project.pre_commit("run", "--config", "flake8-config.yaml", "--files", "good.py",
                                 home=project.flake8_home)
     assert result.returncode == 0, result.stdout
+
+
+def test_the_documented_config_names_both_hooks_of_the_clone(tmp_path) -> None:
+    import yaml  # pre-commit's own dependency
+
+    config = yaml.safe_load(documented_config(tmp_path / "clone", "a1b2" * 10))
+    (repo,) = config["repos"]
+    assert (repo["repo"], repo["rev"]) == ((tmp_path / "clone").as_posix(), "a1b2" * 10)
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [hook["id"] for hook in repo["hooks"]] == [hook["id"] for hook in hooks]

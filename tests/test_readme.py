@@ -78,6 +78,30 @@ def test_speed_figures_are_the_benchmark_run_figure_for_figure() -> None:
     assert lint_speed.compare_runs(before, document) in figures  # the before/after table of issue 21
 
 
+def test_make_tests_time_and_size_are_the_same_everywhere() -> None:
+    """README once said 13 minutes in its Quick start and 16 in its probe section, and 1.7 GB where
+    the venv measured 2.8: every statement of `make test`'s time and of the install's size (README,
+    CONTRIBUTING.md, the Makefile) must give the Quick start's figures."""
+    quick_start = " ".join(section("Quick start").split())
+    tests = re.search(r"about (\d+) minutes of tests", quick_start).group(1)
+    install = re.search(r"about (\d+) minutes with the install", quick_start).group(1)
+    size = re.search(r"about ([\d.]+) GB", quick_start).group(1)
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    statements = {
+        "README, probe": (re.findall(r"of its (\d+) minutes", README), [tests]),
+        "CONTRIBUTING, make test": (re.findall(r"about (\d+) minutes, about (\d+) with the install", contributing),
+                                    [(tests, install)]),
+        "CONTRIBUTING, before a pull request": (re.findall(r"about (\d+) minutes of `make test`", contributing),
+                                                [tests]),
+        "Makefile": (re.findall(r"about (\d+) minutes on 2 cores, about (\d+) with this install", makefile),
+                     [(tests, install)]),
+        "sizes": (re.findall(r"about ([\d.]+) GB", README + contributing + makefile), [size] * 3),
+    }
+    for where, (found, expected) in statements.items():
+        assert found == expected, where
+
+
 def test_every_rule_is_in_the_rule_table() -> None:
     from tfproc_lint.rules.base import all_rules
 

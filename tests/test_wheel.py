@@ -31,17 +31,21 @@ def copy_tree(destination: Path) -> None:
             shutil.copy2(source, destination / name, follow_symlinks=False)
 
 
+def pip_wheel(requirement: str, destination: Path) -> Path:
+    """`pip wheel` offline, with the installed setuptools and wheel (the test extra)."""
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "--disable-pip-version-check", "-q", "-w", str(destination), requirement],
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (found,) = destination.glob("tfproc_lint-*.whl")
+    return found
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("wheel")
-    tree = base / "tree"
-    copy_tree(tree)
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                            "--disable-pip-version-check", "-q", "-w", str(base / "dist"), str(tree)],
-                           capture_output=True, text=True, timeout=300, check=False)
-    assert built.returncode == 0, built.stdout + built.stderr
-    (found,) = (base / "dist").glob("tfproc_lint-*.whl")
-    return found
+    copy_tree(base / "tree")
+    return pip_wheel(str(base / "tree"), base / "dist")
 
 
 def test_the_license_is_the_apache_text_and_the_wheel_carries_it(wheel) -> None:
@@ -88,3 +92,44 @@ def test_explain_from_the_wheel_prints_the_repositorys_pages_evidence_included(w
     for code, text in pages.items():
         assert "| scenario | expected | observed | verdict |" in text, code
         assert text == (ROOT / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8"), code
+
+
+def test_install_hints_name_the_extras_requirements() -> None:
+    """Without a release, `pip install 'tfproc-lint[server]'` fails: the messages name the extras'
+    own requirements, which must be setup.cfg's."""
+    import configparser
+
+    from tfproc_lint.cli import SERVER_INSTALL
+    from tfproc_lint.notebook import NBFORMAT_INSTALL
+
+    extras = configparser.ConfigParser()
+    extras.read(ROOT / "setup.cfg", encoding="utf-8")
+
+    def requirements(extra: str) -> set[str]:
+        return {line.strip() for line in extras["options.extras_require"][extra].splitlines() if line.strip()}
+
+    assert {f"'{requirement}'" for requirement in requirements("server")} == set(SERVER_INSTALL.split()[2:])
+    assert NBFORMAT_INSTALL.startswith(f"pip install '{requirements('notebook').pop()}' ")
+
+
+def test_the_readmes_git_url_form_installs_a_commit_of_a_clone(tmp_path) -> None:
+    """README's `pip install 'tfproc-lint[server] @ git+file://localhost/path/to/tfproc-lint@COMMIT_SHA'`,
+    with a clone of this tree and its HEAD (pip clones it and builds that commit)."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (requirement,) = re.findall(
+        r"^pip install '(tfproc-lint\S* @ git\+file://localhost/path/to/tfproc-lint@COMMIT_SHA)'", readme, re.MULTILINE)
+    clone = tmp_path / "tfproc-lint"
+    copy_tree(clone)
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.invalid", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run(["git", *command], cwd=clone, env=env, check=True, capture_output=True)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    (clone / "setup.cfg").write_text("not the commit\n", encoding="utf-8")  # pip must build the commit, not the files
+    built = pip_wheel(requirement.replace("/path/to/tfproc-lint", clone.as_posix()).replace("COMMIT_SHA", sha),
+                      tmp_path / "dist")
+    with zipfile.ZipFile(built) as archive:
+        assert "tfproc_lint/cli.py" in archive.namelist()

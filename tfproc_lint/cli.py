@@ -16,6 +16,8 @@ from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 NO_FILES = "no Python files or notebooks found under the given path(s)"
+# The `server` extra's requirements (setup.cfg): tfproc-lint has no release whose extra could be named.
+SERVER_INSTALL = "pip install 'pygls>=2,<3' 'lsprotocol>=2025'"
 
 
 class UsageError(Exception):
@@ -341,7 +343,7 @@ def _probe(argv: list[str]) -> int:
         from runtime_probe.cli import main as probe_main
     except ImportError as error:
         print(f"tfproc-lint: error: the runtime probe is not available ({error}); "
-              "install it with `pip install 'tfproc-lint[probe]'`", file=sys.stderr)
+              "install tfproc-lint's `probe` extra (from a clone: `pip install '.[probe]'`)", file=sys.stderr)
         return EXIT_ERROR
     return probe_main(argv, prog="tfproc-lint probe")
 
@@ -352,7 +354,7 @@ def _server() -> int:
         import pygls  # noqa: F401
     except ImportError as error:
         print(f"tfproc-lint: error: the language server is not available ({error}); "
-              "install it with `pip install 'tfproc-lint[server]'`", file=sys.stderr)
+              f"install it with `{SERVER_INSTALL}` (tfproc-lint's `server` extra)", file=sys.stderr)
         return EXIT_ERROR
     from tfproc_lint.server.app import serve
 

@@ -201,11 +201,15 @@ class Notebook:
     program: Program | None  # None: not a Python notebook (nothing to check)
 
 
+# The `notebook` extra's requirement (setup.cfg); tfproc-lint has no release to name instead.
+NBFORMAT_INSTALL = "pip install 'nbformat>=5.7' (tfproc-lint's `notebook` extra)"
+
+
 def _nbformat():
     try:
         import nbformat
     except ImportError:
-        raise SourceError("checking notebooks needs nbformat: pip install 'tfproc-lint[notebook]'") from None
+        raise SourceError(f"checking notebooks needs nbformat: {NBFORMAT_INSTALL}") from None
     return nbformat
 
 
