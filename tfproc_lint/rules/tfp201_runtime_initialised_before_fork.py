@@ -19,7 +19,9 @@ class RuntimeInitialisedBeforeFork(Rule):
     what_it_does = (
         "Follows the parent's statements in execution order (through calls to functions, methods and "
         "constructors of the same file, and through control flow: a branch that returns, raises, exits "
-        "or breaks out of a loop does not reach what follows it) and reports a process started with the "
+        "or breaks out of a loop does not reach what follows it; a function the file never calls is walked "
+        "as an entry point of its own, and a class's `__init__` with the methods it calls on its instance, "
+        "for a class constructed in another module) and reports a process started with the "
         "fork start method after the parent may have started TensorFlow's runtime, when the workers run "
         "TensorFlow. Process starts: `Pool`, `Process.start()`, `ProcessPoolExecutor`, pools made from "
         "context or `Pool` subclasses, `os.fork()`, joblib's \"multiprocessing\" backend, and Keras "
