@@ -42,7 +42,8 @@ RESULT_PREFIX = "BENCH-RESULT "
 
 
 def _bench(python: str, args: list[str], limit: float, workdir: str):
-    return execute([python, "-c", ENTRY, *args], timeout=limit, idle_s=30, cwd=workdir, env=scenario_env(workdir))
+    return execute([python, "-c", ENTRY, *args], timeout=limit, idle_s=30, cwd=workdir, env=scenario_env(workdir),
+                   done_marker=RESULT_PREFIX)
 
 
 def _parse(run) -> dict | None:

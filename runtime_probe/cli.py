@@ -46,8 +46,8 @@ def build_parser(prog: str = "python -m runtime_probe") -> argparse.ArgumentPars
     parser.add_argument("--merge", action="store_true",
                         help="merge this run's scenario rows into OUTPUT/report.json and report.md instead of "
                         "replacing them (a run of some scenarios; the earlier benchmark stays)")
-    parser.add_argument("--timeout", type=float, help="hard time limit per scenario in seconds "
-                        "(default: each scenario's own)")
+    parser.add_argument("--timeout", type=float, help="time limit per scenario in seconds, stretched on a busy "
+                        "machine by the measured load (default: each scenario's own)")
     parser.add_argument("--idle", type=float, default=runner.IDLE_S,
                         help="call a scenario hung once its processes used no CPU for this many seconds "
                         "(0: wait for the time limit; default %(default)s)")

@@ -1,8 +1,9 @@
 """Run scenario scripts and classify what happened.
 
-Outcomes: ok (result line printed and the script's own check passed), wrong result (printed, but
-the check failed), exception (type, first message line, parent or worker), hang (no result before
-the limit, or the whole process tree idle for `idle_s`), lost task (like a hang, but a worker
+Outcomes: ok (result line printed and the script's own check passed, and the process ended),
+wrong result (printed, but the check failed), exception (type, first message line, parent or worker),
+hang (no result before the limit, the whole process tree idle for `idle_s`, or a result printed but
+no exit: idle, or still running EXIT_LIMIT_S after it), lost task (like a hang, but a worker
 process died while the parent kept waiting), crash (killed by a signal, or a nonzero exit without
 a Python exception), no result (exit 0 without a result line). A scenario the probe could not
 start (its file is missing) is a probe error, never an outcome of the scenario.
@@ -47,6 +48,8 @@ class Observation:
     vanished: list[str] = field(default_factory=list)
     stderr_tail: str = ""
     guard_codes: list[str] = field(default_factory=list)  # rule codes the runtime guard reported
+    stretch: float = 1.0  # how much the machine's load slowed the run, and stretched its limit (process.py)
+    exit_s: float | None = None  # seconds from the result line to the exit, when seen
 
     def summary(self) -> str:
         if self.outcome == "exception":
@@ -93,6 +96,8 @@ def classify(run: ProcessRun) -> Observation:
         leftovers=run.leftovers,
         stderr_tail="\n".join(run.stderr.splitlines()[-15:]),
         guard_codes=guard_codes(run.stderr),
+        stretch=run.stretch,
+        exit_s=run.exit_s,
     )
 
     def exception(tb: tracebacks.Traceback) -> Observation:
@@ -100,8 +105,14 @@ def classify(run: ProcessRun) -> Observation:
         return obs
 
     if run.killed:
-        reasons = {"idle": "no CPU used by any of its processes", "timeout": "time limit reached"}
+        reasons = {
+            "idle": "no CPU used by any of its processes",
+            "timeout": "time limit reached",
+            "exit": f"still running {process.EXIT_LIMIT_S:.0f} s after it",
+        }
         how = reasons.get(run.killed, run.killed)
+        if run.killed in ("timeout", "exit") and run.stretch >= 1.1:  # the limit stretched with the load
+            how += f" (x{run.stretch:.1f} for the machine's load)"
         stopped = f"{how}, killed after {run.duration_s:.0f} s"
         if result is not None:
             obs.outcome, obs.detail = "hang", f"result printed but the process did not exit; {stopped}"
@@ -180,6 +191,7 @@ def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: fl
             idle_s=idle_s,
             cwd=tmpdir,
             env=scenario_env(tmpdir),
+            done_marker=RESULT_PREFIX,
         )
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)

@@ -6,7 +6,8 @@ a branch that ends in `return`, `raise`, `sys.exit()` / `os._exit()`, `break` or
 not flow into the statements after it. The state is "the runtime may have started", so where paths
 meet (after an `if`, a loop, a call) it is the union over them. Each function is also walked as an
 entry point from the state the module's import leaves (console scripts, `absl.app.run(main)`), unless
-the module's own flow calls it.
+the module's own flow calls it; a class's `__init__` first, with the methods it calls on its instance
+after it (they need the instance, so they are no entry points of their own).
 
 The result: for every call and assignment the walk reached, the first runtime start that may
 precede it, or None. Rules look up the calls they care about (fork points, configuration).
@@ -151,7 +152,14 @@ class ExecutionWalk:
         # that run in an engine's worker processes start there with nothing started.
         reached = {key[0] for key in self._summaries}
         fresh = engines.fresh_process_functions(self.analysis)
-        for info in self.analysis.symbols.functions.values():
+        functions = self.analysis.symbols.functions
+        # A class's constructor goes first: the methods it calls on its instance run after what it
+        # ran before them (a class made in another module), and not as entry points of their own.
+        for info in functions.values():
+            if info.node.name.value == "__init__" and info.self_name and info.node not in reached:
+                self.function(info, None if info in fresh else on_import, False, depth=1)
+                reached |= {key[0] for key in self._summaries if _instance_method(functions.get(key[0]), info)}
+        for info in functions.values():
             if info.node not in reached:
                 self.function(info, None if info in fresh else on_import, False, depth=1)
 
@@ -369,6 +377,10 @@ class ExecutionWalk:
             self.reached_unstarted.add(node)
         if self.state_at.get(node) is None:
             self.state_at[node] = state
+
+
+def _instance_method(info: FunctionInfo | None, constructor: FunctionInfo) -> bool:
+    return info is not None and info.class_info is constructor.class_info and info.self_name is not None
 
 
 def _else_and_finally(node) -> list[cst.CSTNode]:

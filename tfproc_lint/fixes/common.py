@@ -163,6 +163,29 @@ def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:
     return not analysis.execution.runs_on_import(node)
 
 
+def imported_worker(analysis: FileAnalysis, workers) -> str | None:
+    """The reason no fix is offered for the first worker that names a function imported from another
+    module (`from scoring import score`, `scoring.score`): this analysis reads one file, and cannot
+    check or change that code."""
+    for worker in workers:
+        if worker is None or worker.function is not None or worker.lambda_node is not None:
+            continue
+        head = worker.node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        site = analysis.site_around(worker.node)
+        if not isinstance(head, cst.Name) or site is None:
+            continue
+        bindings = analysis.symbols.bindings_at(head.value, site.scope, site.order)
+        if len(bindings) != 1 or bindings[0].kind != "import":
+            continue
+        qualified = analysis.classifier.qualified_name(worker.node, site.scope, site.order, raw=True)
+        module = f" (`{qualified.rpartition('.')[0]}`)" if qualified and "." in qualified else ""
+        return (f"the worker `{analysis.code(worker.node, 40)}` is defined in another module{module}, "
+                "which this analysis does not read")
+    return None
+
+
 def quoted_names(names) -> str:
     """`a`, `a` and `b`, `a`, `b` and `c`."""
     quoted = [f"`{name}`" for name in names]

@@ -11,7 +11,9 @@ from tfproc_lint.analysis.values import enclosing_function, keyword
 from tfproc_lint.analysis.walk import calls_in, read_names
 from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.common import add_import, add_keyword, quoted_names, runs_only_in_the_parent, spawn_context
+from tfproc_lint.fixes.common import (
+    add_import, add_keyword, imported_worker, quoted_names, runs_only_in_the_parent, spawn_context,
+)
 from tfproc_lint.fixes.base import FixBuilder
 
 _MODULES = ("multiprocessing", "torch.multiprocessing", "multiprocess", "billiard")
@@ -39,6 +41,9 @@ class UseSpawnContext(FixBuilder):
         if not analysis.notebook and not runs_only_in_the_parent(analysis, call):
             return self.refuse("spawned workers re-import the main module, which starts processes at import: "
                                "move the start under `if __name__ == \"__main__\":` first")
+        imported = imported_worker(analysis, owner.workers)
+        if imported:
+            return self.refuse(imported)
         if not all(worker.kind is WorkerKind.FUNCTION and worker.function is not None
                    and worker.function.scope.parent.kind in ("module", "class") for worker in owner.workers):
             return self.refuse("spawn pickles the worker, and only module-level functions pickle")

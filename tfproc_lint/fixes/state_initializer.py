@@ -32,7 +32,7 @@ from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import (
-    add_keyword, blank_lines_above, drop_unused_import, global_declarations, initializer_function,
+    add_keyword, blank_lines_above, drop_unused_import, global_declarations, imported_worker, initializer_function,
     parameter_name_for, rename, unique_name, worker_global_name,
 )
 from tfproc_lint.fixes.worker_initializer import used_only_by
@@ -70,6 +70,9 @@ class LoadStateInWorker(FixBuilder):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order) \
             if crossing.callable is not None else None
         module_scope = analysis.symbols.module_scope
+        imported = imported_worker(analysis, [worker])
+        if imported:
+            return self.refuse(f"{imported} or change")
         if worker is None or worker.kind is not WorkerKind.FUNCTION or worker.function.scope.parent is not module_scope:
             return self.refuse("the worker is not a module-level function")
         function = worker.function.node

@@ -34,7 +34,8 @@ class RuntimeStateCrossesProcess(Rule):
         "(`load_model(path)`, `tf.saved_model.load(path)`), the fix rewrites to the initializer "
         "pattern: the worker builds the model once into a module global and receives only data. "
         "It is unsafe: what is pickled, what globals the workers see and their start-up cost "
-        "change. Elsewhere: manual edit required."
+        "change. Elsewhere, and for a worker defined in another module (the fix changes the worker, and "
+        "this analysis reads one file): manual edit required."
     )
     evidence = (
         "A `tf.function` raises `PicklingError`, a `Dataset` `InvalidArgumentError` (variant tensor) "

@@ -20,9 +20,10 @@ class EnvironmentAfterRuntimeStart(Rule):
         "`os.putenv(...)` of `CUDA_VISIBLE_DEVICES`, `TF_FORCE_GPU_ALLOW_GROWTH`, `TF_GPU_ALLOCATOR`, "
         "`TF_NUM_INTEROP_THREADS` or `TF_NUM_INTRAOP_THREADS` (keys written as literals, as a name "
         "bound to one, or in a dict given to `update`) when they run after TensorFlow's runtime may "
-        "have started in the same process (TFP201's execution-order walk), or in a worker forked "
-        "from a parent that had started it. Setting them after `import tensorflow` but before the "
-        "first op is fine and not reported."
+        "have started in the same process (TFP201's execution-order walk, which also follows a "
+        "class's constructor into the methods it calls when the class is constructed in another module), "
+        "or in a worker forked from a parent that had started it. Setting them after `import tensorflow` "
+        "but before the first op is fine and not reported."
     )
     why_bad = (
         "TensorFlow reads these variables once: CUDA when it initialises, the GPU allocator and the "
@@ -124,6 +125,21 @@ class EnvironmentAfterRuntimeStart(Rule):
                 with mp.get_context("spawn").Pool(2, initializer=pin, initargs=(ids,)) as pool:
                     print(pool.map(score, range(4)))
             """,
+        ),
+        Example(
+            """\
+            import os
+            import tensorflow as tf
+
+            class Trainer:  # constructed in another module
+                def __init__(self, gpu):
+                    self.devices = tf.config.list_logical_devices()
+                    self.pin(gpu)
+
+                def pin(self, gpu):
+                    os.environ['CUDA_VISIBLE_DEVICES'] = str(gpu)
+            """,
+            ("TFP403",),
         ),
     )
     good_examples = (
