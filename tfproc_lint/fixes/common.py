@@ -165,8 +165,8 @@ def runs_only_in_the_parent(analysis: FileAnalysis, node: cst.CSTNode) -> bool:
 
 def imported_worker(analysis: FileAnalysis, workers) -> str | None:
     """The reason no fix is offered for the first worker that names a function imported from another
-    module (`from scoring import score`, `scoring.score`): this analysis reads one file, and cannot
-    check or change that code."""
+    module (`from scoring import score`, `scoring.score`): a rewrite of this file cannot check or
+    change that code (what spawn re-imports in each worker, its globals)."""
     for worker in workers:
         if worker is None or worker.function is not None or worker.lambda_node is not None:
             continue
@@ -182,7 +182,7 @@ def imported_worker(analysis: FileAnalysis, workers) -> str | None:
         qualified = analysis.classifier.qualified_name(worker.node, site.scope, site.order, raw=True)
         module = f" (`{qualified.rpartition('.')[0]}`)" if qualified and "." in qualified else ""
         return (f"the worker `{analysis.code(worker.node, 40)}` is defined in another module{module}, "
-                "which this analysis does not read")
+                "which a rewrite of this file cannot check")
     return None
 
 

@@ -35,7 +35,7 @@ class RuntimeStateCrossesProcess(Rule):
         "pattern: the worker builds the model once into a module global and receives only data. "
         "It is unsafe: what is pickled, what globals the workers see and their start-up cost "
         "change. Elsewhere, and for a worker defined in another module (the fix changes the worker, and "
-        "this analysis reads one file): manual edit required."
+        "fixes edit only the reported file): manual edit required."
     )
     evidence = (
         "A `tf.function` raises `PicklingError`, a `Dataset` `InvalidArgumentError` (variant tensor) "

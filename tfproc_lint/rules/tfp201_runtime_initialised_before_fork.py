@@ -61,7 +61,7 @@ class RuntimeInitialisedBeforeFork(Rule):
         "globals the parent set after import, the main module needs an `if __name__ == "
         "\"__main__\":` guard, and each worker pays the TensorFlow import (seconds). No fix is "
         "offered for workers started at module level without that guard, for `Process` "
-        "subclasses, for a worker defined in another module (this analysis reads one file), or for an "
+        "subclasses, for a worker defined in another module (a rewrite of this file cannot check what spawn re-imports there), or for an "
         "explicit `get_context(\"fork\")`: manual edit required. In a "
         "notebook, whose cells spawned children never re-import, no guard is needed, but a worker "
         "the notebook defines cannot be imported by them (TFP204): the message says to move it into "
