@@ -8,6 +8,8 @@ from an empty working directory (so that no project configuration is picked up):
     tfproc-lint check -j1 --no-cache PATHS
     tfproc-lint check PATHS                 warm: a second run, its result cache filled by a run
                                             before the rounds (in a cache folder of its own)
+    tfproc-lint check --no-cache --no-project PATHS   each file alone (issue 29's budget: the
+                                            project layer costs at most 1.15x on a cold run)
     flake8 --isolated --select TFP PATHS
     flake8 --isolated --select F PATHS      our plugin installed: flake8 runs every plugin, whatever
                                             --select says, so this includes our pre-filter
@@ -87,6 +89,7 @@ QUICK_SUBSET = ("keras/src/saving", "keras/src/trainers/data_adapters")
 # Targets (issue 21; the worst case is issue 13's).
 COLD_LIMIT = 1.0  # `tfproc-lint check --no-cache` at most 1.0x `ruff check --select F,B --no-cache`
 WARM_LIMIT = 0.3  # a second `tfproc-lint check` (cache filled) at most 0.3x the same ruff
+PROJECT_LIMIT = 1.15  # cold, project analysis on, at most 1.15x the file-local run (issue 29)
 PLUGIN_OVERHEAD_LIMIT = 0.05  # the flake8 plugin adds at most 5% to `flake8 --select F`
 WORST_CASE_LIMIT = 1.5  # full analysis of pre-filter candidates at most 1.5x a bare LibCST parse
 ONE_FILE_LIMIT = 5.5  # one small file with a finding, cold CLI: at most 5.5x pyflakes on it
@@ -340,6 +343,9 @@ def main(argv: list[str] | None = None) -> int:
                 argv=base + ["check", "-j1", "--no-cache", *roots]),
             Row("tfproc-lint warm", "tfproc-lint check", note="second run: its result cache filled",
                 argv=base + ["check", "--cache-dir", cache_dir, *roots]),
+            Row("tfproc-lint --no-project", "tfproc-lint check --no-cache --no-project",
+                note="each file alone: the project layer off",
+                argv=base + ["check", "--no-cache", "--no-project", *roots]),
         ]
         run_command(Row("fill the cache", "", argv=rows[2].argv), cwd)  # untimed
         flake8_rows: list[Row] = []
@@ -400,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
             problems.append("`tfproc-lint check` and `tfproc-lint check -j1` printed different results")
         if rows[0].output != rows[2].output:
             problems.append("`tfproc-lint check` with its cache filled printed different results")
+        if rows[0].output != rows[3].output:
+            problems.append("`tfproc-lint check` printed other results with and without --no-project")
         flake8_f = [r for r in flake8_rows if r.name.startswith("flake8 F") and r.times]
         if len(flake8_f) == 2 and flake8_f[0].output != flake8_f[1].output:
             problems.append("`flake8 --select F` printed different results with and without our plugin")
@@ -407,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         targets = check_targets(rows[0], rows[1], rows[2], ruff, {r.name: r for r in flake8_rows}, worst_parse,
                                 worst_lint)
         targets.extend(single_file_targets(single))
+        targets.append(project_target(rows[0], rows[3]))
     finally:
         shutil.rmtree(cwd, ignore_errors=True)
 
@@ -500,6 +509,14 @@ def single_file_targets(single: list[Row]) -> list[tuple[str, str, str]]:
         detail = f"{seconds(rows[name].median)} s vs {seconds(rows[reference].median)} s (x{ratio:.2f})"
         targets.append((title, "PASS" if ratio <= limit else "FAIL", detail))
     return targets
+
+
+def project_target(default_jobs: Row, file_local: Row) -> tuple[str, str, str]:
+    """Issue 29's budget: the project layer costs at most PROJECT_LIMIT on a cold run."""
+    name = f"cold `tfproc-lint check --no-cache` at most {PROJECT_LIMIT}x the same with `--no-project`"
+    ratio = default_jobs.median / file_local.median
+    detail = f"{seconds(default_jobs.median)} s vs {seconds(file_local.median)} s (x{ratio:.2f})"
+    return name, "PASS" if ratio <= PROJECT_LIMIT else "FAIL", detail
 
 
 def check_targets(default_jobs: Row, one_job: Row, warm: Row, ruff: Row | None, flake8: dict[str, Row],
