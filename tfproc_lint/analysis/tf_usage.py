@@ -256,7 +256,7 @@ class TensorFlowUsage:
     def _code_runs(self, body: cst.CSTNode, depth: int) -> bool:
         analysis = self.analysis
         for call in calls_in_evaluation_order(body):
-            if self._only_if_unbuilt(call):
+            if self.only_if_unbuilt(call):
                 continue
             if self.initialises_runtime(call, graph_building=False) is not None:
                 return True
@@ -270,7 +270,7 @@ class TensorFlowUsage:
                 return True
         return False
 
-    def _only_if_unbuilt(self, call: cst.Call) -> bool:
+    def only_if_unbuilt(self, call: cst.Call) -> bool:
         """`if not model.built: model.build(...)`: the call runs only for a model that has no
         weights yet, which the analysis cannot tell (prefer a miss)."""
         for parent in self.analysis.ancestors(call):

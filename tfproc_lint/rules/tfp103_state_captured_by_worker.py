@@ -151,7 +151,8 @@ class StateCapturedByWorker(Rule):
             held = [entry for entry in held if entry[2] is not None]
             if not held:
                 return
-            if not pickled and not analysis.tf.function_runs(worker.function):
+            if not pickled and not (analysis.tf.function_runs(worker.function)
+                                    or _calls_held_state(worker, {name for name, _, _ in held}, analysis)):
                 return  # a forked child that runs no TensorFlow is fine, whatever its object holds
             attribute, value, happens = held[0]
             what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
@@ -274,6 +275,21 @@ def _inside_function(scope) -> bool:
         if scope.kind in ("function", "lambda"):
             return True
         scope = scope.parent
+    return False
+
+
+def _calls_held_state(worker, held: set[str], analysis) -> bool:
+    """The method calls the state its object holds (`self.sess.run(...)`, `self.model(x)`), not
+    only reads it (`self.model.built`); a `build()` under `if not self.model.built:` does not count."""
+    self_name = worker.function.self_name
+    for node in iter_tree(worker.function.node.body):
+        if not isinstance(node, cst.Call) or analysis.tf.only_if_unbuilt(node):
+            continue
+        target = node.func.value if isinstance(node.func, cst.Attribute) else None
+        for candidate in (node.func, target):
+            if isinstance(candidate, cst.Attribute) and isinstance(candidate.value, cst.Name) \
+                    and candidate.value.value == self_name and candidate.attr.value in held:
+                return True
     return False
 
 
