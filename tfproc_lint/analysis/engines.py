@@ -652,3 +652,25 @@ def code_reached(analysis, functions: list[FunctionInfo]) -> set:
 
 def is_function(info) -> bool:
     return isinstance(info, FunctionInfo)
+
+
+def dask_process_clusters(analysis) -> list[cst.Call]:
+    """Calls that start a local Dask cluster with worker processes: `LocalCluster(...)`, or a
+    `Client(...)` given no scheduler address (it makes a LocalCluster); not with
+    `processes=False` (threads), nor when `processes=` is anything but a literal True."""
+    found = []
+    for site in analysis.symbols.calls:
+        call = site.node
+        if any(arg.star for arg in call.args):
+            continue  # options from a dict: `processes` may be in it
+        name = analysis.classifier.qualified_name(call.func, site.scope, site.order)
+        if name in api.DASK_CLIENTS:
+            if keyword(call, api.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
+                    arg.keyword is None for arg in call.args):
+                continue  # connects to a scheduler that exists (or a cluster made elsewhere)
+        elif name not in api.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
+            continue  # the third positional argument is `processes`
+        processes = keyword(call, api.DASK_CLUSTER_THREADS_OPTION)
+        if processes is None or (isinstance(processes, cst.Name) and processes.value == "True"):
+            found.append(call)
+    return found

@@ -3,7 +3,7 @@ children re-import the module."""
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.start_methods import is_library_module, set_start_method_calls
@@ -164,10 +164,11 @@ class WorkersStartedAtImport(Rule):
                 candidates.append((owner, method, why))
         library = is_library_module(analysis)
         calls = [c for c in set_start_method_calls(analysis) if c.method in REIMPORTING and not c.forced]
-        if not candidates and not calls:
+        clusters = [] if library else engines.dask_process_clusters(analysis)
+        if not candidates and not calls and not clusters:
             return
         walk = analysis.execution
-        found = []
+        found = [(call, self._cluster_message(analysis, call)) for call in clusters if walk.runs_on_import(call)]
         for owner, method, why in candidates:
             starts = [call for call in owner.fork_calls if walk.runs_on_import(call)]
             if starts:
@@ -190,6 +191,12 @@ class WorkersStartedAtImport(Rule):
                 f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
                 f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
                 f"{outcomes.assumption(None, method, why)}")
+
+    def _cluster_message(self, analysis: FileAnalysis, call) -> str:
+        return (f"`{analysis.code(call.func, 30)}(...)` starts a local Dask cluster at import: its nanny spawns each "
+                f"worker process, which re-imports this module, starts the cluster again and dies (RuntimeError: a "
+                f"new process started while bootstrapping; \"Nanny failed to start\"), so the cluster never "
+                f"starts; move the code from here on under `{_GUARD}` (or pass `processes=False` for threads)")
 
     def _set_message(self, call) -> str:
         return (f"{call.spelled} runs at import: each {call.method} child starts with the method already set, "
