@@ -674,3 +674,24 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
         if processes is None or (isinstance(processes, cst.Name) and processes.value == "True"):
             found.append(call)
     return found
+
+
+# Measured (Dask 2026.8, Keras 3, LocalCluster(processes=True)): the bound method's model is
+# saved with every task and loaded again on the worker, once per task; a model subclass defined
+# in the script fails to load there.
+BOUND_MODEL_PER_TASK = (
+    "Dask pickles the whole model into every task and each task loads its own copy on the worker (10 tasks, "
+    "10 loads), which can cost more than the prediction; a model whose class is defined in the script does "
+    "not load there at all (TypeError: Could not locate class)")
+
+
+def bound_model_per_task(analysis, crossing: Crossing) -> cst.BaseExpression | None:
+    """The Keras model whose bound method (`model.predict`) Dask pickles into many tasks:
+    `client.map(model.predict, chunks)`, `client.submit` or `dask.delayed(model.predict)` in a loop."""
+    callable_ = crossing.callable
+    if engine(crossing) != "dask" or not isinstance(callable_, cst.Attribute):
+        return None
+    if not dask_pickles(analysis, crossing) or not many_tasks(analysis, crossing):
+        return None
+    value = analysis.classifier.classify(callable_.value, crossing.callable_scope, crossing.site.order)
+    return callable_.value if value.kind is Kind.KERAS_MODEL else None

@@ -189,6 +189,13 @@ class StateCapturedByWorker(Rule):
     def _engine(self, crossing, analysis):
         """Ray, Dask, Spark pickle a `__main__` function by value with the globals it reads, a
         closure with what it captures and a bound method with its object (cloudpickle)."""
+        model = engines.bound_model_per_task(analysis, crossing)
+        if model is not None:
+            label = analysis.code(crossing.callable, 30)
+            yield Report(crossing.callable, f"`{label}` given to {crossing.route} is a bound method of the Keras "
+                                            f"model `{analysis.code(model, 30)}`: {engines.BOUND_MODEL_PER_TASK}; "
+                                            f"{engines.REMEDIES['dask']}")
+            return
         worker = engines.task_worker(analysis, crossing)
         captured = None
         if worker.kind is WorkerKind.METHOD and worker.instance_class is not None:
