@@ -393,7 +393,8 @@ def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) 
 
 ENGINE_NAMES = sorted(
     set(api.ENGINE_FACTORIES) | set(api.ENGINE_OBJECT_CLASSES.values()) | {api.RAY_REMOTE, api.RAY_PUT}
-    | api.DASK_DELAYED | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.SPARK_PREDICT_BATCH_UDFS | api.ITERATOR_TYPES
+    | api.DASK_DELAYED | api.DASK_LOCAL_CLUSTERS | api.DASK_CLIENTS
+    | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.SPARK_PREDICT_BATCH_UDFS | api.ITERATOR_TYPES
     | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in api.SPARK_ITERATOR_UDF_TYPES}
 )
 
@@ -415,6 +416,17 @@ def test_engine_objects_have_the_methods_the_analysis_reads(kind: str, member: s
     """`rdd.mapPartitions`, `client.scatter`, `SparkSession.sparkContext`, ...: each on its class."""
     cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
     assert hasattr(cls, member), f"{api.ENGINE_OBJECT_CLASSES[kind]} has no {member}"
+
+
+def test_dask_cluster_options_are_real_parameters() -> None:
+    """TFP202 reads `processes=` on a LocalCluster (or a Client that makes one) and `address=` on a Client."""
+    import inspect
+
+    for name in api.DASK_LOCAL_CLUSTERS:
+        assert api.DASK_CLUSTER_THREADS_OPTION in inspect.signature(resolve(name)).parameters, name
+    for name in api.DASK_CLIENTS:
+        parameters = list(inspect.signature(resolve(name)).parameters)
+        assert parameters[0] == api.DASK_CLIENT_ADDRESS_OPTION, name  # the first positional argument
 
 
 def test_ray_remote_functions_have_remote_and_options() -> None:

@@ -500,6 +500,15 @@ ENGINE_SENDS: dict[tuple[str, str], str] = {
     ("dask.client", "scatter"): "per-worker",
     ("spark.context", "broadcast"): "per-worker",
 }
+# Dask's local clusters: the nanny spawns each worker process, which re-imports the driver's
+# `__main__`; made at import, the re-import starts the cluster again and the worker dies
+# ("bootstrapping phase" RuntimeError, "Nanny failed to start"; measured). `processes=False` gives
+# threads; a `Client` given a scheduler address (first argument or `address=`) starts nothing.
+DASK_LOCAL_CLUSTERS = frozenset({"distributed.LocalCluster", "distributed.deploy.LocalCluster",
+                                 "distributed.deploy.local.LocalCluster", "dask.distributed.LocalCluster"})
+DASK_CLIENTS = frozenset({"distributed.Client", "distributed.client.Client", "dask.distributed.Client"})
+DASK_CLUSTER_THREADS_OPTION = "processes"
+DASK_CLIENT_ADDRESS_OPTION = "address"
 # Dask's initializers: a plugin whose setup() runs once per worker, or a function run on each.
 DASK_INITIALIZERS = frozenset({"register_plugin", "register_worker_plugin", "run"})
 DASK_DELAYED = frozenset({"dask.delayed", "dask.delayed.delayed"})

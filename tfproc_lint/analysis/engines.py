@@ -652,3 +652,47 @@ def code_reached(analysis, functions: list[FunctionInfo]) -> set:
 
 def is_function(info) -> bool:
     return isinstance(info, FunctionInfo)
+
+
+def dask_process_clusters(analysis) -> list[cst.Call]:
+    """Calls that start a local Dask cluster with worker processes: `LocalCluster(...)`, or a
+    `Client(...)` given no scheduler address (it makes a LocalCluster); not with
+    `processes=False` (threads), nor when `processes=` is anything but a literal True."""
+    found = []
+    for site in analysis.symbols.calls:
+        call = site.node
+        if any(arg.star for arg in call.args):
+            continue  # options from a dict: `processes` may be in it
+        name = analysis.classifier.qualified_name(call.func, site.scope, site.order)
+        if name in api.DASK_CLIENTS:
+            if keyword(call, api.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
+                    arg.keyword is None for arg in call.args):
+                continue  # connects to a scheduler that exists (or a cluster made elsewhere)
+        elif name not in api.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
+            continue  # the third positional argument is `processes`
+        processes = keyword(call, api.DASK_CLUSTER_THREADS_OPTION)
+        if processes is None or (isinstance(processes, cst.Name) and processes.value == "True"):
+            found.append(call)
+    return found
+
+
+# Measured (Dask 2026.8, Keras 3, LocalCluster(processes=True)): the bound method's model is
+# saved with every task and loaded again on the worker, once per task; a model subclass defined
+# in the script fails to load there.
+BOUND_MODEL_PER_TASK = (
+    "Dask pickles the whole model into every task and each task loads its own copy on the worker (10 tasks, "
+    "10 loads), which can cost more than the prediction for a large model (21 MB: 2 tasks/s, against 11 "
+    "loading it once per worker); a model whose class is defined in the script does not load there at all "
+    "(TypeError: Could not locate class)")
+
+
+def bound_model_per_task(analysis, crossing: Crossing) -> cst.BaseExpression | None:
+    """The Keras model whose bound method (`model.predict`) Dask pickles into many tasks:
+    `client.map(model.predict, chunks)`, `client.submit` or `dask.delayed(model.predict)` in a loop."""
+    callable_ = crossing.callable
+    if engine(crossing) != "dask" or not isinstance(callable_, cst.Attribute):
+        return None
+    if not dask_pickles(analysis, crossing) or not many_tasks(analysis, crossing):
+        return None
+    value = analysis.classifier.classify(callable_.value, crossing.callable_scope, crossing.site.order)
+    return callable_.value if value.kind is Kind.KERAS_MODEL else None

@@ -3,7 +3,7 @@ children re-import the module."""
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import outcomes
+from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.start_methods import is_library_module, set_start_method_calls
@@ -28,7 +28,10 @@ class WorkersStartedAtImport(Rule):
         "forkserver. The start method is read from the code (`get_context(\"spawn\")`, "
         "`set_start_method`, `mp_context=`), then `assume-start-method`, then `target-python` "
         "(forkserver is the Linux default from Python 3.14). Fork, joblib's loky backend, Keras "
-        "data workers and notebooks (whose cells children never re-import) are not reported."
+        "data workers and notebooks (whose cells children never re-import) are not reported. Also a "
+        "local Dask cluster started at import: `LocalCluster(...)`, or a `Client(...)` given no scheduler "
+        "address, with process workers (the default); `processes=False` (threads) and `ray.init()` (Ray's "
+        "workers never import `__main__`) are not reported."
     )
     why_bad = (
         "A spawn or forkserver child starts a fresh interpreter and re-imports the main module (as "
@@ -61,7 +64,9 @@ class WorkersStartedAtImport(Rule):
         "dies re-importing the script (`RuntimeError: context has already been set`), the pool "
         "keeps replacing them and `map` never returns (lost task). A module-level "
         "`get_context(\"spawn\").Pool(...)`: the workers die starting a pool while bootstrapping, "
-        "same outcome. The guarded twin and the auto-fixed scenario return the right sums."
+        "same outcome. The guarded twin and the auto-fixed scenario return the right sums. A module-level "
+        "`LocalCluster(n_workers=2)` (Dask 2026.8): every worker dies with the bootstrapping RuntimeError, "
+        "`Nanny failed to start` ends the script; guarded, or with `processes=False`, the tasks run."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing-safe-main-import",
@@ -122,8 +127,47 @@ class WorkersStartedAtImport(Rule):
                     print(pool.map(norm, range(4)))
             """,
         ),
+        Example(
+            """\
+            import tensorflow as tf
+            from dask.distributed import Client, LocalCluster
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            cluster = LocalCluster(n_workers=2)
+            client = Client(cluster)
+            print(client.gather(client.map(norm, range(4))))
+            """,
+            ("TFP202",),
+            fixed="""\
+            import tensorflow as tf
+            from dask.distributed import Client, LocalCluster
+
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            if __name__ == "__main__":
+                cluster = LocalCluster(n_workers=2)
+                client = Client(cluster)
+                print(client.gather(client.map(norm, range(4))))
+            """,
+        ),
     )
     good_examples = (
+        Example(  # Ray's workers never re-import the driver's script
+            """\
+            import ray
+            import tensorflow as tf
+
+            @ray.remote
+            def norm(seed):
+                return float(tf.norm(tf.random.normal((256, 256), seed=seed)))
+
+            ray.init(num_cpus=2)
+            print(ray.get([norm.remote(seed) for seed in range(4)]))
+            """
+        ),
         Example(
             """\
             import multiprocessing as mp
@@ -164,10 +208,11 @@ class WorkersStartedAtImport(Rule):
                 candidates.append((owner, method, why))
         library = is_library_module(analysis)
         calls = [c for c in set_start_method_calls(analysis) if c.method in REIMPORTING and not c.forced]
-        if not candidates and not calls:
+        clusters = [] if library else engines.dask_process_clusters(analysis)
+        if not candidates and not calls and not clusters:
             return
         walk = analysis.execution
-        found = []
+        found = [(call, self._cluster_message(analysis, call)) for call in clusters if walk.runs_on_import(call)]
         for owner, method, why in candidates:
             starts = [call for call in owner.fork_calls if walk.runs_on_import(call)]
             if starts:
@@ -190,6 +235,12 @@ class WorkersStartedAtImport(Rule):
                 f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
                 f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
                 f"{outcomes.assumption(None, method, why)}")
+
+    def _cluster_message(self, analysis: FileAnalysis, call) -> str:
+        return (f"`{analysis.code(call.func, 30)}(...)` starts a local Dask cluster at import: its nanny spawns each "
+                f"worker process, which re-imports this module, starts the cluster again and dies (RuntimeError: a "
+                f"new process started while bootstrapping; \"Nanny failed to start\"), so the cluster never "
+                f"starts; move the code from here on under `{_GUARD}` (or pass `processes=False` for threads)")
 
     def _set_message(self, call) -> str:
         return (f"{call.spelled} runs at import: each {call.method} child starts with the method already set, "
