@@ -3,9 +3,9 @@ and the file a module name points to. Plain paths and names (no LibCST), so that
 can ask before it imports the engine.
 
 The root is the nearest folder, from the file upwards, that holds a pyproject.toml, setup.cfg,
-setup.py or .git; without one, the folder above the outermost package holding the file. Modules
-are found in the source folders: `src` (configured as in Ruff, relative to the root), by default
-the root itself and its `src` folder. A folder is a package whether it holds an
+setup.py or .git; a file in none is checked alone (an installed or vendored tree of packages is
+not read as one project). Modules are found in the source folders: `src` (configured as in Ruff,
+relative to the root), by default the root itself and its `src` folder. A folder is a package whether it holds an
 `__init__.py` or not (namespace packages), as Python's import system finds them.
 """
 
@@ -81,14 +81,6 @@ def _module_path(sources: tuple[Path, ...], name: str) -> Path | None:
     return None
 
 
-def _above_packages(directory: Path) -> Path:
-    """Without a project marker (an unpacked sdist, a vendored copy): the folder above the
-    outermost package holding `directory`, from where Python would import it."""
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
-        directory = directory.parent
-    return directory
-
-
 def find_root(start: Path) -> Path | None:
     """The nearest folder from `start` (a folder) upwards that holds a project marker."""
     for directory in [start, *start.parents]:
@@ -99,14 +91,16 @@ def find_root(start: Path) -> Path | None:
 
 @functools.lru_cache(maxsize=1024)
 def _layout_for_directory(directory: Path, src: tuple[str, ...]) -> Layout | None:
-    root = find_root(directory) or _above_packages(directory)
+    root = find_root(directory)
+    if root is None:
+        return None
     folders = src or DEFAULT_SOURCE_FOLDERS
     sources = tuple(dict.fromkeys(Path(os.path.normpath(root / folder)) for folder in folders))
     return Layout(root, tuple(s for s in sources if s.is_dir()))
 
 
 def layout_for(path: Path | str, src: tuple[str, ...] = ()) -> Layout | None:
-    """The layout of the project `path` (a file) belongs to."""
+    """The layout of the project `path` (a file) belongs to, or None outside any project."""
     directory = Path(os.path.abspath(path)).parent
     return _layout_for_directory(directory, tuple(src))
 
