@@ -224,6 +224,24 @@ with mp.Pool(2) as pool:
     assert proc.duration < 60
 
 
+def test_tfp202_keeps_the_text_of_the_error_it_wraps(tmp_path):
+    # Python's bootstrapping error starts with a newline: its first line is empty.
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+
+def double(x):
+    return 2 * x
+
+with mp.get_context("spawn").Pool(2) as pool:
+    print(pool.map(double, [1, 2]))
+""", timeout=90)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    last = next(line for line in reversed(proc.stderr.splitlines()) if line.startswith("tfproc_lint.guard."))
+    assert last.startswith("tfproc_lint.guard.errors.WorkerBootstrapError: TFP202: spawned worker process"), last
+    assert ("when imported: RuntimeError: An attempt has been made to start a new process before the current "
+            "process has finished its bootstrapping phase; the worker dies") in last
+
+
 def test_a_fork_child_without_tensorflow_is_left_alone(tmp_path):
     proc = guarded(tmp_path, """
 import os

@@ -78,8 +78,7 @@ def crossing_error(exc: BaseException, obj, where: str) -> errors.GuardError | N
             return None
         found = objects.Found("TFP101" if "'Graph'" in text else "TFP102", "a TensorFlow object", "")
     how = f", {found.how}," if found.how else ""
-    message = (f"{found.what}{how} cannot be sent through {where}: {type(exc).__name__}: "
-               f"{str(exc).splitlines()[0] if str(exc) else ''}")
+    message = f"{found.what}{how} cannot be sent through {where}: {errors.described(exc)}"
     return errors.crossing_class(found.code, type(exc))(errors.text(found.code, message))
 
 
@@ -132,7 +131,7 @@ def _how_pickled(data: bytes) -> str:
 
 def _loading_error(exc: BaseException) -> errors.GuardError | None:
     """In a worker: what it was sent cannot be rebuilt here."""
-    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    text = errors.described(exc)
     main = sys.modules.get("__main__")
     if isinstance(exc, AttributeError) and "on <module '__main__'" in str(exc) and not getattr(main, "__file__", None):
         return errors.crossing_class("TFP204", RuntimeError)(errors.text(
@@ -355,7 +354,7 @@ def _set_start_method(original):
 
 def _bootstrap_text(exc: BaseException) -> str:
     return (f"spawned worker process {os.getpid()} re-imports the main module, which starts processes "
-            f"(or sets the start method) when imported: {type(exc).__name__}: {str(exc).splitlines()[0]}; "
+            f"(or sets the start method) when imported: {errors.described(exc)}; "
             "the worker dies and a pool replaces it forever")
 
 

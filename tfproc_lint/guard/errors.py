@@ -107,6 +107,21 @@ def __getattr__(name: str):
     return crossing_class(match.group(1), base)
 
 
+def described(exc: BaseException, limit: int = 300) -> str:
+    """`RuntimeError: its text`: the first paragraph of the message on one line (multiprocessing's
+    bootstrapping error starts with a newline and breaks its sentence over lines), without its final
+    full stop, cut at `limit` characters."""
+    paragraph = []
+    for line in str(exc).splitlines():
+        if line.strip():
+            paragraph.append(line.strip())
+        elif paragraph:
+            break
+    text = " ".join(paragraph)
+    text = text[:limit - 3] + "..." if len(text) > limit else text.removesuffix(".")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def make(code: str, message: str) -> GuardError:
     """An error of the code's class with the full text (message, fix, docs)."""
     cls = _CLASSES.get(code) or crossing_class(code, RuntimeError)
