@@ -18,8 +18,8 @@ FIXES = {
     "TFP202": "put the code that starts processes under `if __name__ == \"__main__\":`",
     "TFP203": "set the start method once, at program start, or use multiprocessing.get_context(...) "
               "where the pool is made",
-    "TFP204": "define the worker function in an importable module (a .py file next to the notebook) and "
-              "import it",
+    "TFP204": "define the worker function (or the class of what it is sent, such as a keras.utils.PyDataset) in "
+              "an importable module (a .py file next to the notebook) and import it",
     "TFP301": "build it once per worker, in the pool's initializer (Pool(initializer=..., initargs=(path,))) or "
               "cached in a module-level variable, and keep only the per-task work in the task",
     "TFP302": "give the pool an explicit worker count sized to the memory (Pool(2)), not one worker per CPU",
