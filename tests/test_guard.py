@@ -224,6 +224,92 @@ with mp.Pool(2) as pool:
     assert proc.duration < 60
 
 
+def test_tfp202_keeps_the_text_and_the_place_of_the_error_it_wraps(tmp_path):
+    # Python's bootstrapping error starts with a newline: its first line is empty.
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+
+def double(x):
+    return 2 * x
+
+with mp.get_context("spawn").Pool(2) as pool:
+    print(pool.map(double, [1, 2]))
+""", timeout=90)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("tfproc_lint.guard.errors.WorkerBootstrapError: TFP202: spawned worker process"), last
+    assert (f"when imported (at {tmp_path / 'prog.py'}:7): RuntimeError: An attempt has been made to start a new "
+            "process before the current process has finished its bootstrapping phase; the worker dies") in last
+
+
+# The parent busy in native code (as in TensorFlow's `fit`) while the workers of its module-level pool die one
+# after another re-importing the script: it runs no signal handler until the call returns.
+BUSY_PARENT = """
+import hashlib
+import multiprocessing as mp
+
+def double(x):
+    return 2 * x
+
+pool = mp.get_context("spawn").Pool(2)
+result = pool.map_async(double, [1, 2])
+hashlib.pbkdf2_hmac("sha256", b"x", b"y", 3_000_000)
+print(result.get())
+"""
+
+
+def test_a_failing_pool_prints_its_error_once_on_a_line_of_its_own_and_exits_clean(tmp_path):
+    from runtime_probe import process
+
+    (tmp_path / "prog.py").write_text(BUSY_PARENT, encoding="utf-8")
+    env = run_env()
+    env["PYTHONUNBUFFERED"] = "1"  # as the probe runs scripts: each write of a print goes out on its own
+    run = process.execute([sys.executable, "-m", "tfproc_lint.guard", "prog.py"], timeout=120, cwd=tmp_path,
+                          env=env)
+    err = run.stderr
+    assert run.returncode == 1 and not run.killed, err[-3000:]
+    assert err.count("TFP202: spawned worker process") == 2, err[-3000:]  # one worker's line, the parent's error
+    assert err.startswith("tfproc-guard (pid ") and err.count("tfproc-guard (pid ") == 1, err[-3000:]
+    assert err.count("Traceback (most recent call last)") == 1, err[-3000:]  # the parent's only
+    assert err.strip().splitlines()[-1].startswith("tfproc_lint.guard.errors.WorkerBootstrapError: TFP202:")
+    assert "Exception ignored" not in err and "leaked" not in err, err[-3000:]
+    assert run.leftovers == []
+
+
+def test_a_pool_awaited_by_another_thread_fails_while_the_main_thread_runs_no_handler(tmp_path):
+    # As Keras' data workers: a feeder thread waits on the pool while the main thread is inside TensorFlow's
+    # native code, where the signal from the failing worker raises nothing (here: blocked in the main thread).
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+import os
+import signal
+import threading
+
+def double(x):
+    return 2 * x
+
+pool = mp.get_context("spawn").Pool(2)
+done_r, done_w = os.pipe()
+outcome = []
+
+def feed():
+    try:
+        outcome.append(pool.map(double, [1, 2]))
+    except Exception as exc:
+        outcome.append(exc)
+    os.write(done_w, b"x")
+
+threading.Thread(target=feed, daemon=True).start()
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR2})
+os.read(done_r, 1)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR2})
+print(type(outcome[0]).__name__, getattr(outcome[0], "code", None))
+pool.terminate()
+""", timeout=90)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "WorkerBootstrapError TFP202"
+
+
 def test_a_fork_child_without_tensorflow_is_left_alone(tmp_path):
     proc = guarded(tmp_path, """
 import os

@@ -46,6 +46,36 @@ def test_the_option_or_the_ini_setting_installs_it(tmp_path, args, ini):
     assert "tfproc-guard: on" in proc.stdout
 
 
+def test_the_failure_is_shown_at_the_tests_line_not_in_the_guards_signal_handler(tmp_path):
+    # A fork worker that cannot rebuild a (stand-in) Keras object: the guard raises TFP102 in the waiting test.
+    proc = run_pytest(tmp_path, """
+        import multiprocessing as mp
+
+        def rebuild():
+            raise ValueError("keras: cannot rebuild layer Custom")
+
+        class Model:
+            def __reduce__(self):
+                return rebuild, ()
+
+        def score(model):
+            return 1
+
+        def test_pool():
+            with mp.get_context("fork").Pool(1) as pool:
+                assert pool.map(score, [Model()])
+    """, "--tfproc-guard", "-q", "-p", "no:faulthandler")
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    lines = (tmp_path / "test_it.py").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, start=1) if "pool.map(score" in text)
+    assert f"test_it.py:{line}: TFP102Error" in out  # the failing frame: the test's own line
+    shown = out.split("=== FAILURES ===")[1].split("Captured stderr")[0]
+    assert ">           assert pool.map(score, [Model()])" in shown
+    assert "E           tfproc_lint.guard.errors.TFP102Error: TFP102: worker process" in shown
+    assert "alarm.py" not in shown and "_on_signal" not in shown and "threading.py" not in shown
+
+
 @pytest.mark.tensorflow
 def test_a_test_that_forks_after_tensorflow_started_fails_with_tfp201(tmp_path):
     pytest.importorskip("tensorflow")

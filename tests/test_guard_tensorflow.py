@@ -196,3 +196,64 @@ def test_costly_worker_patterns_warn_and_change_nothing(tmp_path):
     assert "on one row at a time 100 times" in phases["one row per task"]
     assert f"a pool made without a worker count ({os.cpu_count()} workers, one per CPU)" \
         in phases["Pool() with a model per worker"]
+
+
+PYDATASET_FIT = """
+import multiprocessing as mp
+
+import keras
+import numpy as np
+
+
+class Rows(keras.utils.PyDataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        x = np.random.default_rng(index).random((16, 4), dtype=np.float32)
+        return x, x.sum(axis=1, keepdims=True)
+
+
+SET_START_METHOD
+model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+model.compile("sgd", "mse")
+model.fit(Rows(workers=2, use_multiprocessing=True), epochs=1, verbose=0)
+print("trained")
+"""
+GUARD = "import sys, tfproc_lint.guard.__main__ as guard; sys.exit(guard.main(['prog.py']))"
+
+
+@pytest.mark.parametrize(("how", "code", "at"), [
+    # each spawned worker re-imports the script and dies at its set_start_method
+    ("script sets spawn", "TFP202", 'mp.set_start_method("spawn")'),
+    # as under Python 3.14's forkserver default: the worker re-imports the script and its own fit starts processes
+    ("start method set before the script runs", "TFP202", "model.fit("),
+    # a notebook-like main module (python -c): workers cannot find the dataset's class
+    ("dataset class in an unimportable main module", "TFP204", None),
+])
+def test_keras_data_workers_under_spawn_fail_with_the_rule_instead_of_hanging(tmp_path, how, code, at):
+    # Without the guard each of these waits forever inside `fit` (TensorFlow's native code).
+    from runtime_probe import process
+
+    statement = 'mp.set_start_method("spawn")' if how != "start method set before the script runs" else ""
+    (tmp_path / "prog.py").write_text(PYDATASET_FIT.replace("SET_START_METHOD", statement), encoding="utf-8")
+    launcher = {"script sets spawn": GUARD,
+                "start method set before the script runs": "import multiprocessing as mp; mp.set_start_method("
+                                                           "'spawn'); " + GUARD,
+                "dataset class in an unimportable main module": "import tfproc_lint.guard as guard; "
+                                                                "guard.install(); exec(open('prog.py').read())"}[how]
+    env = run_env()
+    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    run = process.execute([sys.executable, "-c", launcher], timeout=300, cwd=tmp_path, env=env)
+    err = run.stderr
+    assert run.returncode == 1 and not run.killed, err[-3000:]
+    assert "trained" not in run.stdout
+    assert err.count("tfproc-guard (pid ") == 1, err[-3000:]  # once, from the first worker that failed
+    told = next(line for line in err.splitlines() if line.startswith("tfproc-guard (pid "))
+    if code == "TFP202":
+        assert "TFP202: spawned worker process" in told
+        assert f"(at {tmp_path / 'prog.py'}:{line_of(tmp_path, at)})" in told, told
+    else:
+        assert "TFP204: worker process" in told and "cannot find Rows, which it was sent, in the main module" in told
+    assert err.count(f"{code}: ") >= 2  # ... and raised in the parent, through TensorFlow's error
+    assert run.leftovers == []

@@ -43,19 +43,26 @@ def install() -> None:
     crossing.patch(multiprocessing)
     watch.watch({"tensorflow": lambda module: tfhooks.patch(), "multiprocess": crossing.patch,
                  "joblib": crossing.patch_joblib, "keras": costs.patch_keras,
-                 "multiprocessing.pool": costs.patch_pool, "multiprocess.pool": costs.patch_pool,
+                 "multiprocessing.pool": _pool_hooks, "multiprocess.pool": _pool_hooks,
                  "ray": _engines("patch_ray"), "distributed": _engines("patch_dask"),
                  "pyspark": _engines("patch_spark"), "distributed.protocol.keras": _engines("patch_dask_keras")})
 
 
+def _pool_hooks(module) -> None:
+    from . import costs, pools
+
+    costs.patch_pool(module)
+    pools.patch(module)
+
+
 def start_child(parent_pid: int, alarm_ok: bool) -> None:
     """In a spawned or forkserver child, before it re-imports the main module: what the parent's
-    preparation data runs there (crossing.Bootstrap)."""
-    from . import crossing
+    preparation data runs there (children.Bootstrap)."""
+    from . import children
 
-    crossing.prepare_child(parent_pid, alarm_ok)
+    children.prepare(parent_pid, alarm_ok)
     install()
-    crossing.guard_main_import()
+    children.guard_start()
 
 
 def _engines(name: str):

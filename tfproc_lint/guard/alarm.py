@@ -26,6 +26,7 @@ _last: BaseException | None = None
 _previous_unraisablehook = sys.unraisablehook
 _delivered = False  # one worker's error is raised per program, test or cell (reset); its siblings' are printed
 _delivered_at = 0.0
+_printed: set[str] = set()  # rule codes this process printed (tell)
 # Workers that keep failing while the parent still waits (a pool's `join()` after the error: a pool whose
 # initializer fails replaces its workers forever) raise it again, after the parent had time to clean up.
 REPEAT_S = 10.0
@@ -74,9 +75,12 @@ def after_fork_child() -> None:
     """A forked child keeps the handler (signal handlers survive fork) for its own children."""
     global _delivered, _told, _pending
     _delivered, _told, _pending = False, False, None
+    _printed.clear()
 
 
-def _read(pid: int) -> list[str]:
+def _read(pid: int, senders=None) -> list[str]:
+    """Take the messages queued for process `pid` (from the worker processes `senders` only, default
+    all): each is taken once, by whichever thread renames its file first."""
     folder = _folder(pid)
     try:
         names = sorted(os.listdir(folder))
@@ -84,11 +88,15 @@ def _read(pid: int) -> list[str]:
         return []
     messages = []
     for name in names:
+        sender, dash, rest = name.partition("-")
+        if not (dash and rest.endswith(".txt")) or (senders is not None and sender not in senders):
+            continue
         path = os.path.join(folder, name)
         try:
-            with open(path, encoding="utf-8") as handle:
+            os.rename(path, path + ".taken")
+            with open(path + ".taken", encoding="utf-8") as handle:
                 messages.append(handle.read())
-            os.unlink(path)
+            os.unlink(path + ".taken")
         except OSError:
             continue
     return messages
@@ -99,20 +107,52 @@ def reset() -> None:
     global _delivered, _pending, _retries
     _read(os.getpid())
     _delivered, _pending, _retries = False, None, 0
+    _printed.clear()
+    folder = _folder(os.getpid())
+    for name in _listing(folder):
+        if name.endswith(TOLD):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def _on_signal(signum, frame) -> None:
-    global _delivered, _delivered_at, _pending, _last
+    global _pending, _last
     messages = [m for m in _read(os.getpid()) if m]
     if _pending is None and messages and (not _delivered or time.monotonic() - _delivered_at >= REPEAT_S):
         _pending = messages[0]
     if _pending is None:
         return
-    code, _, message = _pending.partition("\t")
-    _pending, _delivered, _delivered_at = None, True, time.monotonic()
-    _last = type(errors.make(code, "x"))(message)
-    _last.alarm_text = f"{code}\t{message}"
+    _last, _pending = _error(_pending), None
     raise _last
+
+
+def _error(text: str) -> BaseException:
+    """The error of a worker's message (`CODE\tmessage`), marked delivered."""
+    global _delivered, _delivered_at
+    code, _, message = text.partition("\t")
+    _delivered, _delivered_at = True, time.monotonic()
+    error = type(errors.make(code, "x"))(message)
+    error.alarm_text = text
+    return error
+
+
+def take(pids) -> BaseException | None:
+    """From a pool's thread in this process, when its workers `pids` exited: the error one of them sent and
+    the main thread has not raised (it waits in native code, TensorFlow's, or another thread waits on the
+    pool, Keras' data feeder), marked delivered so that the main thread does not raise it again; else None."""
+    if not _installed:
+        return None
+    messages = [m for m in _read(os.getpid(), {str(pid) for pid in pids}) if m]
+    return _error(messages[0]) if messages else None
 
 
 def _unraisable(unraisable) -> None:
@@ -126,17 +166,73 @@ def _unraisable(unraisable) -> None:
     _previous_unraisablehook(unraisable)
 
 
-def tell(error: BaseException) -> None:
-    """Print a worker's guard error, and raise it in the waiting parent (once per process); in the
-    process that raised it, a message the program swallows would otherwise go unseen."""
-    global _told
+def tell(error: BaseException, signal_parent: bool = True) -> None:
+    """Print a worker's guard error, and raise it in the waiting parent (once per process; later, by
+    `tell_parent`, when `signal_parent` is false); in the process that raised it, a message the program
+    swallows would otherwise go unseen. Printed once per rule among a guarded parent's workers (their pool
+    starts one after another, all failing the same way), as one line of its own."""
     code = getattr(error, "code", "TFP")
+    if _first_to_tell(code, state.parent_pid):
+        try:
+            sys.stderr.write(f"tfproc-guard (pid {os.getpid()}): {error}\n")  # one write: no interleaving
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):  # no usable stderr: the parent still raises it
+            pass
+    if signal_parent:
+        tell_parent(error)
+
+
+def tell_parent(error: BaseException) -> None:
+    """Raise `error` in the waiting parent (once per process), unless it is raised in a pool's task: the
+    pool sends it back as the task's result, and a parent that raised it at once would terminate the pool
+    while this worker writes that result, holding the lock of the pool's result queue (which a killed
+    worker never releases: the pool's termination then waits forever)."""
+    global _told
     pid = state.parent_pid
-    print(f"tfproc-guard (pid {os.getpid()}): {error}", file=sys.stderr, flush=True)
-    if _told or not pid or not state.parent_alarm:
+    if _told or not pid or not state.parent_alarm or _in_pool_task():
         return
     _told = True
-    send(pid, f"{code}\t{error} (in worker process {os.getpid()})")
+    send(pid, f"{getattr(error, 'code', 'TFP')}\t{error} (in worker process {os.getpid()})")
+
+
+# Worker loops whose task errors go back to the parent as results: (function, the local that holds the task
+# while it runs, the file): multiprocessing's (and multiprocess') Pool, ProcessPoolExecutor, loky's executor.
+TASK_LOOPS = (("worker", "task", "pool.py"), ("_process_worker", "call_item", "process.py"),
+              ("_process_worker", "call_item", "process_executor.py"))
+
+
+def _in_pool_task() -> bool:
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        for name, local, filename in TASK_LOOPS:
+            if (code.co_name == name and code.co_filename.endswith(filename)
+                    and frame.f_locals.get(local) is not None):  # not while it waits for a task (or unpickles it)
+                return True
+        frame = frame.f_back
+    return False
+
+
+TOLD = ".told"
+
+
+def _first_to_tell(code: str, parent: int | None) -> bool:
+    """Whether this process is the first of its guarded parent's children to print rule `code` (a file
+    made exclusively in the parent's folder; the parent removes the folder at exit, `reset` its marks)."""
+    if code in _printed:
+        return False
+    _printed.add(code)
+    if not parent:
+        return True
+    folder = _folder(parent)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        os.close(os.open(os.path.join(folder, code + TOLD), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def send(pid: int, message: str) -> None:

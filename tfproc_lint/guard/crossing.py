@@ -7,8 +7,9 @@ how processes start, and what happens in forked and spawned children.
 - a worker cannot unpickle what it was sent (a Keras layer it cannot rebuild, a function defined in a
   notebook cell): the worker would die and its pool wait forever, so it tells the parent (TFP102/204);
 - spawned and forkserver children install the guard before they re-import the main module (a value
-  in the preparation data that multiprocessing sends them); one that starts processes while being
-  imported fails with TFP202, a second set_start_method with TFP203;
+  in the preparation data that multiprocessing sends them, see children.py); one that starts processes
+  while being imported fails with TFP202 (from any thread: Keras' data workers), a second
+  set_start_method with TFP203;
 - a child forked after the runtime started gets the traps of tfhooks.arm_fork_child (TFP201: through
   state.arm_fork_child, which install() sets);
 - a TensorFlow object in a task (found by a search of the task's bytes, then a walk of the task): for
@@ -21,13 +22,12 @@ import os
 import re
 import sys
 
-from . import alarm, costs, errors, objects, state
+from . import alarm, children, costs, errors, objects, state
 
 GUARD_KEY = "tfproc_guard"  # unknown keys of the preparation data are ignored by multiprocessing
 _last_loaded = None  # in a child forked after the runtime started: the last thing it unpickled
 _loading = None  # ... and what it is unpickling now (a Keras model runs ops while rebuilt)
 _start_method_set_at: str | None = None
-_importing_main = False
 _patched: set[str] = set()
 
 # Frames of multiprocessing's own code on the stack of a failed pickling: the route it was taking.
@@ -78,8 +78,7 @@ def crossing_error(exc: BaseException, obj, where: str) -> errors.GuardError | N
             return None
         found = objects.Found("TFP101" if "'Graph'" in text else "TFP102", "a TensorFlow object", "")
     how = f", {found.how}," if found.how else ""
-    message = (f"{found.what}{how} cannot be sent through {where}: {type(exc).__name__}: "
-               f"{str(exc).splitlines()[0] if str(exc) else ''}")
+    message = f"{found.what}{how} cannot be sent through {where}: {errors.described(exc)}"
     return errors.crossing_class(found.code, type(exc))(errors.text(found.code, message))
 
 
@@ -130,26 +129,6 @@ def _how_pickled(data: bytes) -> str:
     return ""
 
 
-def _loading_error(exc: BaseException) -> errors.GuardError | None:
-    """In a worker: what it was sent cannot be rebuilt here."""
-    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    main = sys.modules.get("__main__")
-    if isinstance(exc, AttributeError) and "on <module '__main__'" in str(exc) and not getattr(main, "__file__", None):
-        return errors.crossing_class("TFP204", RuntimeError)(errors.text(
-            "TFP204", f"worker process {os.getpid()} cannot find the function it was sent in the main module "
-                      f"(defined in a notebook cell or an interactive session): {text}"))
-    tb, in_tensorflow = exc.__traceback__, False
-    while tb is not None:
-        in_tensorflow = in_tensorflow or any(f"{os.sep}{m}{os.sep}" in tb.tb_frame.f_code.co_filename
-                                             for m in objects.TF_MODULES)
-        tb = tb.tb_next
-    if not in_tensorflow and not any(m in str(exc) for m in ("keras", "tensorflow")):
-        return None
-    return errors.crossing_class("TFP102", RuntimeError)(errors.text(
-        "TFP102", f"worker process {os.getpid()} cannot rebuild the TensorFlow or Keras object it was sent "
-                  f"({text}); the worker dies and its pool waits for it forever"))
-
-
 def patch(package) -> None:
     """Hook one multiprocessing package (`multiprocessing` or `multiprocess`) once."""
     name = package.__name__
@@ -165,8 +144,13 @@ def patch(package) -> None:
     original = spawn.get_preparation_data
 
     def get_preparation_data(*args, **kwargs):
-        data = original(*args, **kwargs)
-        data[GUARD_KEY] = Bootstrap(os.getpid(), alarm.listening(), _importable_from())
+        try:
+            data = original(*args, **kwargs)
+        except RuntimeError as exc:  # a spawned child starting processes while it re-imports the main module
+            if isinstance(exc, errors.GuardError) or not children.starting_while_importing(exc):
+                raise
+            raise children.bootstrap_error(exc) from exc
+        data[GUARD_KEY] = children.Bootstrap(os.getpid(), alarm.listening(), _importable_from())
         return data
 
     spawn.get_preparation_data = get_preparation_data
@@ -301,7 +285,7 @@ def _patch_pickler(reduction, package: str) -> None:
         except Exception as exc:
             if isinstance(exc, errors.GuardError) or not (state.parent_pid or state.forked_from):
                 raise
-            error = _loading_error(exc)
+            error = children.loading_error(exc)
             if error is None:
                 raise
             alarm.tell(error)
@@ -340,9 +324,8 @@ def _set_start_method(original):
         except RuntimeError as exc:
             if "already been set" not in str(exc):
                 raise
-            if _importing_main:
-                error = errors.make("TFP202", _bootstrap_text(exc))
-                alarm.tell(error)
+            if children.importing_main:
+                error = children.bootstrap_error(exc)
             else:
                 first = f" (first set at {_start_method_set_at})" if _start_method_set_at else ""
                 error = errors.make("TFP203", f"set_start_method({method!r}) at {state.where()} after the start "
@@ -351,67 +334,6 @@ def _set_start_method(original):
         _start_method_set_at = _start_method_set_at or state.where()
         return result
     return set_start_method
-
-
-def _bootstrap_text(exc: BaseException) -> str:
-    return (f"spawned worker process {os.getpid()} re-imports the main module, which starts processes "
-            f"(or sets the start method) when imported: {type(exc).__name__}: {str(exc).splitlines()[0]}; "
-            "the worker dies and a pool replaces it forever")
-
-
-class Bootstrap:
-    """Sent to spawned and forkserver children in the preparation data; unpickling it installs the
-    guard there (through `exec`, so that a child that cannot import tfproc_lint just goes on)."""
-
-    def __init__(self, parent_pid: int, alarm_ok: bool, path: str):
-        self.args = (parent_pid, alarm_ok, path)
-
-    def __reduce__(self):
-        source = ("try:\n"
-                  " import sys\n"
-                  " from importlib.util import find_spec\n"
-                  f" if find_spec('tfproc_lint') is None: sys.path.append({self.args[2]!r})\n"
-                  " from tfproc_lint import guard\n"
-                  f" guard.start_child({self.args[0]!r}, {self.args[1]!r})\n"
-                  "except Exception as exc:\n"
-                  " print('tfproc-guard: not installed in this worker:', exc, file=sys.stderr)\n")
-        return exec, (source, {})
-
-
-def prepare_child(parent_pid: int, alarm_ok: bool) -> None:
-    """In a spawned or forkserver child, before the guard is installed (guard.start_child)."""
-    state.parent_pid, state.parent_alarm = parent_pid, alarm_ok
-    costs.worker = True
-
-
-def guard_main_import() -> None:
-    """In a spawned or forkserver child, once the guard is installed: its re-import of the main
-    module reports a module that starts processes when imported (TFP202)."""
-    for package in ("multiprocessing", "multiprocess"):
-        spawn = sys.modules.get(f"{package}.spawn")
-        if spawn is not None:
-            for name in ("_fixup_main_from_path", "_fixup_main_from_name"):
-                if hasattr(spawn, name):
-                    setattr(spawn, name, _fixup_main(getattr(spawn, name)))
-
-
-def _fixup_main(original):
-    def fixup(*args, **kwargs):
-        global _importing_main
-        _importing_main = True
-        try:
-            return original(*args, **kwargs)
-        except errors.GuardError:
-            raise
-        except RuntimeError as exc:
-            if "bootstrapping phase" not in str(exc) and "already been set" not in str(exc):
-                raise
-            error = errors.make("TFP202", _bootstrap_text(exc))
-            alarm.tell(error)
-            raise error from exc
-        finally:
-            _importing_main = False
-    return fixup
 
 
 def after_fork_child() -> None:

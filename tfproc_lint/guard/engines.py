@@ -120,7 +120,7 @@ def explain(exc: BaseException, engine: str, route: str, function, payload) -> e
             how = f"read from the driver by the function {functions[0].__qualname__}(), which is sent by value"
     if found is None:
         return None
-    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+    reason = errors.described(exc, limit=200)
     message = (f"{found.what}{', ' + how if how else ''}, cannot be serialised for {route} ({reason}). "
                f"Fix: {FIXES[engine]} (tfproc-lint {errors.DOCS.format(code=found.code)})")
     cls = errors.crossing_class(found.code, type(exc))

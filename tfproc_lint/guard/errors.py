@@ -18,8 +18,8 @@ FIXES = {
     "TFP202": "put the code that starts processes under `if __name__ == \"__main__\":`",
     "TFP203": "set the start method once, at program start, or use multiprocessing.get_context(...) "
               "where the pool is made",
-    "TFP204": "define the worker function in an importable module (a .py file next to the notebook) and "
-              "import it",
+    "TFP204": "define the worker function (or the class of what it is sent, such as a keras.utils.PyDataset) in "
+              "an importable module (a .py file next to the notebook) and import it",
     "TFP301": "build it once per worker, in the pool's initializer (Pool(initializer=..., initargs=(path,))) or "
               "cached in a module-level variable, and keep only the per-task work in the task",
     "TFP302": "give the pool an explicit worker count sized to the memory (Pool(2)), not one worker per CPU",
@@ -105,6 +105,21 @@ def __getattr__(name: str):
     if not (isinstance(base, type) and issubclass(base, BaseException)):
         raise AttributeError(name)
     return crossing_class(match.group(1), base)
+
+
+def described(exc: BaseException, limit: int = 300) -> str:
+    """`RuntimeError: its text`: the first paragraph of the message on one line (multiprocessing's
+    bootstrapping error starts with a newline and breaks its sentence over lines), without its final
+    full stop, cut at `limit` characters."""
+    paragraph = []
+    for line in str(exc).splitlines():
+        if line.strip():
+            paragraph.append(line.strip())
+        elif paragraph:
+            break
+    text = " ".join(paragraph)
+    text = text[:limit - 3] + "..." if len(text) > limit else text.removesuffix(".")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def make(code: str, message: str) -> GuardError:

@@ -2,9 +2,12 @@
 file, installs the runtime guard before the tests run. Without either it does nothing at all.
 
 A test that forks after TensorFlow's runtime started and runs TensorFlow in the child then fails with
-TFP201's message instead of hanging the suite (the guard raises it in the test, see alarm.py)."""
+TFP201's message instead of hanging the suite (the guard raises it in the test, see alarm.py), shown at
+the test's own line (the innermost outside the libraries), not in the signal handler that raised it."""
 
 from __future__ import annotations
+
+import pytest
 
 
 def pytest_addoption(parser):
@@ -34,3 +37,12 @@ def pytest_report_header(config):
     from . import installed
 
     return "tfproc-guard: on" if installed() else None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    if call.excinfo is not None and type(call.excinfo.value).__module__ == "tfproc_lint.guard.errors":
+        from . import state
+
+        state.cut_at_user_frame(call.excinfo.value.__traceback__)
+    yield

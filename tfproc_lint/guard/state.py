@@ -48,13 +48,31 @@ def user_frame(skip: int = 1, frame=None):
     frame = frame or sys._getframe(skip + 1)
     first = None
     while frame is not None:
-        code = frame.f_code
         if first is None:
             first = frame
-        if not code.co_filename.startswith("<frozen") and not any(p in code.co_filename for p in _LIBRARY_PARTS):
+        if _is_user(frame.f_code.co_filename):
             break
         frame = frame.f_back
     return frame or first
+
+
+_STDLIB = os.path.dirname(os.__file__) + os.sep  # threading's waits, queue, runpy, ...
+
+
+def _is_user(filename: str) -> bool:
+    return not (filename.startswith(("<frozen", _STDLIB)) or any(part in filename for part in _LIBRARY_PARTS))
+
+
+def cut_at_user_frame(tb) -> None:
+    """End the traceback `tb` at its innermost frame outside the libraries: drop the library frames an
+    error raised by a signal handler interrupted (a pool's wait) and the handler's own."""
+    last = None
+    while tb is not None:
+        if _is_user(tb.tb_frame.f_code.co_filename):
+            last = tb
+        tb = tb.tb_next
+    if last is not None:
+        last.tb_next = None
 
 
 def record(what: str, skip: int = 1, place: str | None = None) -> None:
