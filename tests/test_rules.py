@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 import pytest
 
@@ -93,3 +94,33 @@ def test_messages_name_the_code_once_and_are_single_line() -> None:
             for diagnostic in lint_source(example.code, "example.py", config, notebook=example.notebook):
                 assert "\n" not in diagnostic.message
                 assert not diagnostic.message.startswith("TFP")
+
+
+def test_tfp204_names_the_class_a_keras_dataset_worker_needs():
+    """Spawned Keras data workers unpickle the dataset by its class: the message names the class
+    the notebook defines, not its `__getitem__`."""
+    from tfproc_lint.engine import lint_source
+
+    program = textwrap.dedent("""\
+        import multiprocessing as mp
+        import keras
+        import numpy as np
+
+        class Batches(keras.utils.PyDataset):
+            def __init__(self, **kwargs):
+                super().__init__(workers=2, use_multiprocessing=True, **kwargs)
+
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return np.zeros((8, 4)), np.zeros((8, 1))
+
+        mp.set_start_method("spawn", force=True)
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        model.fit(Batches(), epochs=1)
+        """)
+    found = [d for d in lint_source(program, "notebook.ipynb", notebook=True) if d.code == "TFP204"]
+    assert found and "move `Batches` into a module" in found[0].message, found
+    assert "Can't get attribute 'Batches'" in found[0].message

@@ -265,7 +265,10 @@ class ModuleFacts:
             return []
         names = []
         for worker in owner.workers:
-            if worker.function is not None:
+            if worker.function is not None and worker.function.class_info is not None:
+                # a method (a Keras dataset's __getitem__): the child looks the class up
+                names.append(worker.function.class_info.node.name.value)
+            elif worker.function is not None:
                 names.append(worker.function.node.name.value)
             elif worker.kind is WorkerKind.LAMBDA:
                 names.append("lambda")

@@ -141,12 +141,17 @@ class WorkerDefinedInNotebook(Rule):
             for worker in owner.workers:
                 if worker.function is None or worker.kind not in BY_REFERENCE:
                     continue
-                name = worker.function.node.name.value
+                # A method (a Keras dataset's __getitem__) travels by its class: the class is missing.
+                defined = worker.function.class_info.node if worker.function.class_info is not None \
+                    else worker.function.node
+                name = defined.name.value
+                runs = worker.function.node.name.value
                 yield Report(
                     worker.node,
-                    f"{method}-started {what} runs `{name}`, defined in the notebook: the children cannot "
+                    f"{method}-started {what} runs `{runs}`"
+                    f"{f' of `{name}`' if runs != name else ''}, defined in the notebook: the children cannot "
                     f"import the notebook's `__main__`, so they fail with `AttributeError: Can't get "
                     f"attribute '{name}' on <module '__main__'>` and the {what} can wait forever; move "
                     f"`{name}` into a module and import it{outcomes.assumption(None, method, why)}",
-                    related=((worker.function.node.name, f"`{name}` is defined here, in the notebook"),),
+                    related=((defined.name, f"`{name}` is defined here, in the notebook"),),
                 )
