@@ -5,9 +5,11 @@ the copy as a project. Tiny packages without TensorFlow (fast)."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
+
+from conftest import ROOT
 
 from runtime_probe import catalog, judge, lintloop, runner
 
@@ -163,3 +165,22 @@ def test_the_auto_fixed_package_keeps_its_modules_and_runs_from_the_output_folde
     assert 'mp.get_context("spawn").Pool(2)' in fixed.path.read_text(encoding="utf-8")
     assert (folder / "main.py").read_text(encoding="utf-8") == textwrap.dedent(entry)  # the original stays
     assert checks[("forked (auto-fixed)", "no TFP201 left")].passed
+
+
+def test_the_wheel_ships_every_file_of_the_package_scenarios():
+    """setup.cfg's package data for runtime_probe matches each file of each scenario folder (setuptools'
+    globs: `*` stays within a folder), so that `tfproc-lint probe` from a wheel finds whole packages."""
+    import configparser
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg", encoding="utf-8")
+    globs = [g.strip() for g in setup["options.package_data"]["runtime_probe"].split(",")]
+    base = ROOT / "runtime_probe"
+    folders = [s.root for s in catalog.discover() if s.root is not None]
+    assert folders
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                relative = PurePosixPath(path.relative_to(base).as_posix())
+                assert any(len(PurePosixPath(g).parts) == len(relative.parts) and relative.match(g) for g in globs), \
+                    relative
