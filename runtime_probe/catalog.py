@@ -1,8 +1,11 @@
-"""Scenario scripts and notebooks, and the `PROBE = {...}` metadata each one declares.
+"""Scenario scripts, notebooks and packages, and the `PROBE = {...}` metadata each one declares.
 
 A script's metadata is read with `ast.literal_eval`; a scenario is never imported by the probe. A
 notebook scenario (`*.ipynb`, run in a Jupyter kernel) keeps the same dictionary in its notebook
-metadata under the key `probe`.
+metadata under the key `probe`. A package scenario is a folder holding a small project (a marker
+such as pyproject.toml, its modules) and one top-level entry script that carries the `PROBE`
+literal; the folder's name is the scenario's. It runs in a copy of the folder, and is linted as a
+project: the entry script, and the files its metadata names under `lint` (paths in the folder).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
@@ -33,6 +36,8 @@ class Scenario:
     max_cpus: int = 0  # skipped on machines with more CPUs (a pool of one TF worker per CPU); 0 = any
     quick: bool = False  # one of the pairs `--quick` runs: a bad scenario and its twin per rule
     requires: tuple[str, ...] = ()  # modules it imports beyond the probe extra ("ray"), or "java"
+    root: Path | None = None  # a package scenario: its folder (`path` is the entry script in it)
+    lint_files: tuple[str, ...] = ()  # a package scenario: more files the linter checks, relative to `root`
 
     @property
     def source(self) -> str:
@@ -67,9 +72,47 @@ def read_notebook_metadata(text: str, filename: str) -> dict:
     return meta
 
 
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py")  # what makes a folder a project's root
+
+
+def package_entry(folder: Path) -> Path:
+    """The one top-level script of a package scenario that declares `PROBE`."""
+    entries = [path for path in sorted(folder.glob("*.py")) if _declares_probe(path)]
+    if len(entries) != 1:
+        found = ", ".join(path.name for path in entries) or "none"
+        raise ValueError(f"{folder}: a package scenario needs exactly one top-level script with PROBE (found {found})")
+    if not any((folder / marker).is_file() for marker in PROJECT_MARKERS):
+        raise ValueError(f"{folder}: a package scenario needs a project marker ({', '.join(PROJECT_MARKERS)})")
+    return entries[0]
+
+
+def _declares_probe(path: Path) -> bool:
+    try:
+        read_metadata(path.read_text(encoding="utf-8"), str(path))
+    except ValueError:
+        return False
+    return True
+
+
 def load(path: Path) -> Scenario:
+    if path.is_dir():
+        return load_package(path)
     text = path.read_text(encoding="utf-8")
     meta = read_notebook_metadata(text, str(path)) if path.suffix == ".ipynb" else read_metadata(text, str(path))
+    return _scenario(path, meta, path.stem)
+
+
+def load_package(folder: Path) -> Scenario:
+    entry = package_entry(folder)
+    meta = read_metadata(entry.read_text(encoding="utf-8"), str(entry))
+    lint_files = tuple(meta.get("lint", ()))
+    missing = [name for name in lint_files if not (folder / name).is_file()]
+    if missing:
+        raise ValueError(f"{entry}: 'lint' names files not in the package: {', '.join(missing)}")
+    return replace(_scenario(entry, meta, folder.name), root=folder, lint_files=lint_files)
+
+
+def _scenario(path: Path, meta: dict, name: str) -> Scenario:
     expect = meta.get("expect", {"outcome": "ok"})
     kind = meta.get("kind")
     if kind not in ("bad", "fixed"):
@@ -79,7 +122,7 @@ def load(path: Path) -> Scenario:
     if kind == "fixed" and expect["outcome"] != "ok":
         raise ValueError(f"{path}: a fixed scenario must expect outcome 'ok'")
     return Scenario(
-        name=path.stem,
+        name=name,
         path=path,
         rule=meta["rule"],
         kind=kind,
@@ -133,7 +176,9 @@ def java_version() -> int | None:
 
 
 def discover(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    paths = [*directory.glob("*.py"), *directory.glob("*.ipynb")]
+    """Scripts and notebooks in `directory`, and its folders (package scenarios)."""
+    folders = [path for path in directory.iterdir() if path.is_dir() and not path.name.startswith(("_", "."))]
+    paths = [*directory.glob("*.py"), *directory.glob("*.ipynb"), *folders]
     return [load(path) for path in sorted(paths) if path.name != "__init__.py"]
 
 

@@ -181,6 +181,10 @@ def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: fl
     if not path.is_file():
         return Observation(PROBE_ERROR, 0.0, detail=f"scenario file not found: {path}")
     tmpdir = tempfile.mkdtemp(prefix=f"probe-{scenario.path.stem}-")
+    cwd = tmpdir
+    if scenario.root is not None:  # a package: its entry script runs in a copy, where its imports resolve
+        cwd = copy_package(scenario.root, Path(tmpdir) / scenario.root.name)
+        path = cwd / scenario.path.relative_to(scenario.root)
     argv = [python, *(["-m", "tfproc_lint.guard"] if guard else []), str(path)]
     if path.suffix == ".ipynb":  # its cells run in a Jupyter kernel, in the same directory
         argv = [python, "-m", "runtime_probe.notebook_runner", *(["--guard"] if guard else []), str(path)]
@@ -189,13 +193,19 @@ def run_scenario(scenario: Scenario, *, timeout: float | None = None, idle_s: fl
             argv,
             timeout=timeout or scenario.timeout,
             idle_s=idle_s,
-            cwd=tmpdir,
+            cwd=str(cwd),
             env=scenario_env(tmpdir),
             done_marker=RESULT_PREFIX,
         )
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return classify(run)
+
+
+def copy_package(folder: Path, target: Path) -> Path:
+    """A copy of a package scenario's folder, without the bytecode caches of earlier runs."""
+    shutil.copytree(folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return target
 
 
 def run_all(scenarios: list[Scenario], *, jobs: int = 2, progress=None, **options) -> dict[str, Observation]:

@@ -160,6 +160,20 @@ def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
                for r in result["relatedLocations"])
 
 
+def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(capsys, monkeypatch) -> None:
+    """TFP203 after a library's import-time `set_start_method`: `get_context("spawn")` in this file would not
+    help, since every spawned child imports the library again and raises there (the probe's
+    tfp203_pkg_library_sets_start_method_bad, auto-fixed so, lost every worker): manual edit, naming the
+    library's line."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "library_fixes_start_method")
+    clear_caches()
+    cli.main(["check", "train.py", "--no-cache", "--format", "json", "--unsafe-fixes"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "TFP203" and finding["fix"] is None
+    assert "manual edit required: augment/__init__.py:4 sets the start method when it is imported" in finding["message"]
+    assert "remove the call from that module" in finding["message"]
+
+
 # cache --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("racy", [2.0, -3600.0], ids=["fresh", "settled"])
 def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: float, capsys, monkeypatch) -> None:

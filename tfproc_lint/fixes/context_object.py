@@ -31,12 +31,16 @@ _CONTEXT_FACTORIES |= {"Process"}
 class UseContextObject(FixBuilder):
     applicability = Applicability.SAFE
 
-    def __init__(self, call: SetStartMethod) -> None:
+    def __init__(self, call: SetStartMethod, set_on_import=None) -> None:
         self.call = call
+        self.set_on_import = set_on_import  # the place in another module that sets the method at import
         self.title = f'use multiprocessing.get_context("{call.method}") instead of {call.spelled}'
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
         call = self.call.call
+        if self.set_on_import is not None:
+            return self.refuse(f"{self.set_on_import} sets the start method when it is imported, and every spawned "
+                               "child imports it again and raises: remove the call there")
         if self.call.method not in ("spawn", "fork", "forkserver"):
             return self.refuse("the start method is not a literal")
         function = analysis.enclosing_function_node(call)

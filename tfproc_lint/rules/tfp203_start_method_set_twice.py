@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.start_methods import catches_runtime_error, is_library_module, set_start_method_calls
 from tfproc_lint.fixes.context_object import UseContextObject
@@ -43,14 +45,19 @@ class StartMethodSetTwice(Rule):
         "locks, managers, executors) after it, the fix replaces it with `ctx = "
         "multiprocessing.get_context(\"spawn\")` and makes those objects from `ctx` "
         "(`ProcessPoolExecutor` gains `mp_context=ctx`). Code in other modules that relied on the "
-        "global method is not seen. Otherwise manual edit required: pass `force=True`, or set the "
-        "method once in the entry point."
+        "global method is not seen. Manual edit required where a module this file imports sets the "
+        "method at import: every spawned child imports it again and raises, so the call must go from "
+        "that module (the message names its line). Otherwise manual edit required: pass `force=True`, "
+        "or set the method once in the entry point."
     )
     evidence = (
         "A helper that calls `set_start_method(\"spawn\")` and runs a spawn pool, called twice: the "
         "second call raises `RuntimeError: context has already been set` in the parent. The same "
         "helper asking for `multiprocessing.get_context(\"spawn\")` (the fixed twin and the auto-fixed "
-        "scenario) returns all four sums."
+        "scenario) returns all four sums. A package whose `__init__.py` sets fork at import, then an "
+        "entry point that sets spawn: the same error in the parent; with `get_context(\"spawn\")` in the "
+        "entry instead, every spawned worker raises it when it imports the package (workers lost, the "
+        "pool never returns); the package leaving the method alone: ok."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.set_start_method",
@@ -163,15 +170,20 @@ class StartMethodSetTwice(Rule):
                 again = earlier.call is call.call
                 line = analysis.line_of(earlier.call)
                 why = "it already ran once" if again else f"line {line}: {earlier.reason}"
+                elsewhere = () if again else analysis.tf.external_related(earlier.call, "start method fixed here")
+                # A module that sets the method when imported: spawned children import it again, with the
+                # method already set, and raise; no rewrite of this file helps.
+                on_import = elsewhere[0][0] if elsewhere and isinstance(earlier.call, (cst.Import, cst.ImportFrom)) \
+                    else None
+                advice = ("ask for multiprocessing.get_context(...) where the processes are made, or set the method "
+                          "once in the entry point") if on_import is None else \
+                    "remove the call from that module (a spawned child imports it again, and raises there too)"
                 yield Report(
                     call.call,
-                    f"{call.spelled} can run after the start method was fixed ({why}): it raises {_ERROR}; "
-                    "ask for multiprocessing.get_context(...) where the processes are made, or set the method "
-                    "once in the entry point",
-                    fix=UseContextObject(call),
+                    f"{call.spelled} can run after the start method was fixed ({why}): it raises {_ERROR}; {advice}",
+                    fix=UseContextObject(call, set_on_import=on_import),
                     related=() if again else ((earlier.call, f"start method fixed here: {earlier.reason}"),
-                                              *analysis.tf.external_related(earlier.call,
-                                                                            "start method fixed here")),
+                                              *elsewhere),
                 )
             elif library and analysis.execution.runs_on_import(call.call):
                 yield Report(

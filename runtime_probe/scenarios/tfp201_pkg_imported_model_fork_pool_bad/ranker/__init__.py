@@ -1,0 +1,1 @@
+"""A ranking package: the model in one module, the task its workers run in another."""
