@@ -66,6 +66,8 @@ class Project:
         (directly or through other project modules) and set a start method all set the same one:
         it holds when the module runs. None when none does, or they disagree (then "unknown")."""
         target = Path(os.path.abspath(path))
+        if self.layout.module_name(target) is None:
+            return None  # not importable as a module of this project: no entry point imports it
         methods = {}
         for entry, method, line in self._entries():
             closure = self._imports_closure(entry)

@@ -51,7 +51,7 @@ class Layout:
         comes first on `sys.path`."""
         if importer is not None:
             folder = Path(os.path.abspath(importer)).parent
-            if not (folder / "__init__.py").exists():
+            if not _is_package(folder):
                 found = _module_path((folder,), name)
                 if found is not None:
                     return found
@@ -66,6 +66,11 @@ class Layout:
         if Path(path).name == "__init__.py":
             return name
         return name.rpartition(".")[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_package(folder: Path) -> bool:
+    return (folder / "__init__.py").exists()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -108,6 +113,7 @@ def layout_for(path: Path | str, src: tuple[str, ...] = ()) -> Layout | None:
 def clear_caches() -> None:
     """Forget what was looked up on disk (the editor server calls this when files appear)."""
     _module_path.cache_clear()
+    _is_package.cache_clear()
     _layout_for_directory.cache_clear()
 
 
