@@ -315,7 +315,7 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     assert {"tfproc-lint", "tfproc-lint -j1", "tfproc-lint warm", "ast.parse", "libcst parse", "lint_source"} <= names
     expected_files = len(list((ROOT / "fixtures" / "lint" / "TFP101").glob("*.py")))
     assert document["corpus"]["files"] == expected_files and not document["problems"]
-    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 6
+    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 7
     single = [row["name"] for row in document["single_file"]]
     assert single[:4] == ["one file", "python start", "import libcst", "imports"]
     assert "| what |" in result.stdout
