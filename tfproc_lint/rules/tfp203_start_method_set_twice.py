@@ -36,8 +36,10 @@ class StartMethodSetTwice(Rule):
         "again."
     )
     known_problems = (
-        "Calls in other modules (an entry point that sets the method, then imports this one) are "
-        "not seen. A function that is only an entry point of its own is assumed to run once."
+        "A module of the project that this file imports and that sets or fixes the method at import "
+        "counts at the import (project analysis); an entry point that sets the method and then "
+        "imports this module is not seen from here. A function that is only an entry point of its "
+        "own is assumed to run once."
     )
     fix_safety = (
         "Safe where the setting is local: when the call is a statement of a function that makes "
