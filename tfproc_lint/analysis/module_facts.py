@@ -285,7 +285,9 @@ class ModuleFacts:
             return "spawn", ""  # loky starts fresh interpreters: nothing is inherited
         if self.file_start_method:
             return self.file_start_method, ""
-        if self.project is not None and not self.config.assume_start_method:
+        if self.project is not None and not self.config.assume_start_method \
+                and not self.symbols.main_guard_orders and not self.notebook:
+            # A module without a `__main__` block runs when an entry point imports it.
             entry = self.project.entry_start_method()
             if entry is not None:
                 return entry
