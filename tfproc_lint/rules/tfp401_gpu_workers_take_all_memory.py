@@ -320,11 +320,11 @@ class GpuWorkersTakeAllMemory(Rule):
                 continue
             yield Report(
                 setting.value,
-                f"{api.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} runs {_tasks_per_gpu(value)} "
-                f"Spark tasks on one GPU, and `{function.node.name.value}` runs TensorFlow there with no GPU memory "
-                "limit: the first task to start maps nearly all of the GPU's memory and the next fails with "
-                "CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task function, before its first op, turn "
-                "on tf.config.experimental.set_memory_growth or set a memory_limit",
+                f"{api.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} lets Spark run up to "
+                f"{_tasks_per_gpu(value)} tasks on one GPU at once, and `{function.node.name.value}` runs "
+                "TensorFlow there with no GPU memory limit: the first task to start maps nearly all of the GPU's "
+                "memory and the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task "
+                "function, before its first op, turn on tf.config.experimental.set_memory_growth or set a memory_limit",
             )
             return
 
