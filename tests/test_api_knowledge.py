@@ -408,6 +408,7 @@ ENGINE_MEMBERS = sorted(
     {key for key in api.ENGINE_TASK_METHODS} | set(api.ENGINE_SENDS)
     | {key for key in api.ENGINE_PRODUCES if key[1] != "*"}
     | {("dask.client", name) for name in api.DASK_INITIALIZERS if name != "register_worker_plugin"}
+    | set(api.SPARK_CONFIG_SETTERS)
 )
 
 

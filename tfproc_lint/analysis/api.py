@@ -419,6 +419,8 @@ ENGINE_FACTORIES: dict[str, str] = {
     "pyspark.context.SparkContext.getOrCreate": "spark.context",
     "pyspark.sql.SparkSession.builder": "spark.builder",
     "pyspark.sql.session.SparkSession.builder": "spark.builder",
+    "pyspark.SparkConf": "spark.conf",
+    "pyspark.conf.SparkConf": "spark.conf",
     "ray.data.range": "ray.dataset",
     "ray.data.from_items": "ray.dataset",
     "ray.data.from_numpy": "ray.dataset",
@@ -438,6 +440,7 @@ ENGINE_OBJECT_CLASSES = {
     "spark.context": "pyspark.SparkContext",
     "spark.session": "pyspark.sql.SparkSession",
     "spark.builder": "pyspark.sql.SparkSession.Builder",
+    "spark.conf": "pyspark.SparkConf",
     "spark.rdd": "pyspark.RDD",
     "spark.dataframe": "pyspark.sql.DataFrame",
     "spark.reader": "pyspark.sql.readwriter.DataFrameReader",
@@ -447,6 +450,8 @@ ENGINE_OBJECT_CLASSES = {
 ENGINE_PRODUCES: dict[tuple[str, str], str] = {
     ("spark.builder", "getOrCreate"): "spark.session",
     ("spark.builder", "*"): "spark.builder",
+    ("spark.conf", "set"): "spark.conf",
+    ("spark.conf", "*"): "spark.conf",
     ("spark.session", "sparkContext"): "spark.context",
     ("spark.context", "parallelize"): "spark.rdd",
     ("spark.context", "textFile"): "spark.rdd",
@@ -522,6 +527,12 @@ SPARK_PANDAS_UDFS = frozenset({"pyspark.sql.functions.pandas_udf"})
 # Spark ML's `predict_batch_udf(make_predict_fn, ...)`: Spark calls `make_predict_fn` once per
 # Python worker (and caches what it returns), then the function it returns once per batch.
 SPARK_PREDICT_BATCH_UDFS = frozenset({"pyspark.ml.functions.predict_batch_udf"})
+# Spark GPU scheduling (TFP401): `builder.config(key, value)` / `SparkConf().set(key, value)` with
+# this key below 1 runs several tasks on one GPU at once; Spark gives each task GPU addresses but
+# does not hide the others from it (no CUDA_VISIBLE_DEVICES), so each TensorFlow task maps them all.
+SPARK_CONFIG_SETTERS = frozenset({("spark.builder", "config"), ("spark.conf", "set")})
+SPARK_TASK_GPU_AMOUNT = "spark.task.resource.gpu.amount"
+SPARK_EXECUTOR_ENVIRONMENT = "spark.executorEnv."  # + a variable name: set in each executor
 SPARK_PANDAS_UDF_TYPES = ("pyspark.sql.functions.PandasUDFType.",)
 SPARK_ITERATOR_UDF_TYPES = ("_ITER",)  # PandasUDFType.SCALAR_ITER, MAP_ITER: once per partition
 ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typing.Iterable",

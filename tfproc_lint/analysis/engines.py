@@ -448,6 +448,25 @@ def worker_functions(analysis) -> set[FunctionInfo]:
     return found
 
 
+def spark_task_functions(analysis, near: cst.CSTNode) -> set[FunctionInfo]:
+    """Functions of this module that Spark runs as tasks (partition functions, UDFs), given to
+    Spark in the function (or module code) that holds `near`; a decorated UDF where it is defined."""
+    found = set()
+    where = analysis.enclosing_function_node(near)
+    for crossing in analysis.crossings:
+        if not is_engine(crossing) or engine(crossing) != "spark" or crossing.callable is None:
+            continue
+        worker = task_worker(analysis, crossing)
+        if worker.function is None:
+            continue
+        made = analysis.enclosing_function_node(crossing.call)
+        if made is worker.function.node:  # `@pandas_udf(...)`: the decorator sits on the function
+            made = analysis.enclosing_function_node(made)
+        if made is where:
+            found.add(worker.function)
+    return found
+
+
 def fresh_process_functions(analysis) -> set[FunctionInfo]:
     """Functions that run in an engine's worker processes, where the driver's runtime never
     started: the engine unpickles them there instead of re-running the driver's module. These are
@@ -618,16 +637,6 @@ def ray_remotes(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.Call]]:
         if isinstance(decorator, cst.Call):
             found.append((info, decorator))
     return found
-
-
-def fractional_gpus(node: cst.BaseExpression | None) -> bool:
-    """`num_gpus=0.5`: a literal share of one GPU, so several tasks or actors share it."""
-    if isinstance(node, cst.Float):
-        return 0 < float(node.value) < 1
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
-        return isinstance(node.left, cst.Integer) and isinstance(node.right, cst.Integer) \
-            and 0 < int(node.left.value) < int(node.right.value)
-    return False
 
 
 def functions_of(analysis, info: FunctionInfo | ClassInfo) -> list[FunctionInfo]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import engines
+from tfproc_lint.analysis import api, engines, gpu_shares
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
@@ -72,10 +72,16 @@ class GpuWorkersTakeAllMemory(Rule):
     )
     engines = (
         "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
-        "`.options(num_gpus=0.5)`) that runs TensorFlow with no memory limit in its own code. Ray "
-        "packs several such workers onto one GPU and does not limit their memory; code the driver "
-        "runs does not reach them. No automatic fix (manual edit required): turn on memory growth "
-        "in the task, or in the actor's `__init__`, before the first op. Example (Ray):"
+        "`.options(num_gpus=0.5)`, the share written as a literal or as a module constant bound once) "
+        "that runs TensorFlow with no memory limit in its own code. Ray packs several such workers onto "
+        "one GPU and does not limit their memory; code the driver runs does not reach them. A share from "
+        "a config attribute, a parameter or a name bound more than once is not read. Spark: "
+        "`spark.task.resource.gpu.amount` below 1 (`SparkSession.builder.config(...)` or "
+        "`SparkConf().set(...)`), where a partition function or UDF given to Spark in the same function "
+        "runs TensorFlow with no memory limit in its own code, at import, or in the executors' environment "
+        "(`spark.executorEnv.TF_FORCE_GPU_ALLOW_GROWTH`): Spark runs several tasks on one GPU and does not "
+        "limit their memory. No automatic fix (manual edit required): turn on memory growth in the task, or "
+        "in the actor's `__init__`, before the first op. Example (Ray):"
     )
     options = ("assume-start-method", "target-python", "assume-gpu")
     bad_examples = (
@@ -210,6 +216,7 @@ class GpuWorkersTakeAllMemory(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         yield from self._ray_fractional_gpus(analysis)
+        yield from self._spark_gpu_share(analysis)
         candidates: list[tuple[Owner, list[Owner]]] = []
         single_processes: list[Owner] = []
         order = analysis.symbols.order_of_node
@@ -255,11 +262,12 @@ class GpuWorkersTakeAllMemory(Rule):
 
     @staticmethod
     def _ray_fractional_gpus(analysis: FileAnalysis):
-        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`) on a task or actor that runs
-        TensorFlow with no memory limit in its own code: Ray packs several onto one GPU, and the
-        first to start maps nearly all of its memory."""
-        shares = [(info, keyword(decorator, "num_gpus")) for info, decorator in engines.ray_remotes(analysis)]
-        shares += [(c.owner.extra["info"], c.owner.extra["num_gpus"]) for c in analysis.crossings
+        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`, or a module constant bound
+        once to 0.5) on a task or actor that runs TensorFlow with no memory limit in its own code:
+        Ray packs several onto one GPU, and the first to start maps nearly all of its memory."""
+        shares = [(info, keyword(decorator, "num_gpus"), info.scope.parent)
+                  for info, decorator in engines.ray_remotes(analysis)]
+        shares += [(c.owner.extra["info"], c.owner.extra["num_gpus"], c.site.scope) for c in analysis.crossings
                    if engines.is_engine(c) and c.owner.extra.get("num_gpus") is not None]
         if not shares:
             return
@@ -267,8 +275,9 @@ class GpuWorkersTakeAllMemory(Rule):
         if any(limit.environment for limit in limits):
             return  # an environment variable may reach Ray's workers (prefer a miss)
         seen = set()
-        for info, gpus in shares:
-            if info in seen or not engines.fractional_gpus(gpus):
+        for info, gpus, scope in shares:
+            value = gpu_shares.share(analysis, gpus, scope)
+            if info in seen or value is None:
                 continue
             seen.add(info)
             functions = engines.functions_of(analysis, info)
@@ -278,14 +287,46 @@ class GpuWorkersTakeAllMemory(Rule):
             if any(limit.anchor in reached for limit in limits):
                 continue
             what = "task" if engines.is_function(info) else "actor"
+            spelled = analysis.code(gpus, 20)
+            if isinstance(gpus, cst.Name):
+                spelled += f" ({value:g})"
             yield Report(
                 gpus,
-                f"Ray {what} `{info.node.name.value}` asks for num_gpus={analysis.code(gpus, 10)}, so Ray runs "
+                f"Ray {what} `{info.node.name.value}` asks for num_gpus={spelled}, so Ray runs "
                 "several on one GPU, and none limits its GPU memory: the first to start maps nearly all of it and "
                 "the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the "
                 f"{'actor' + chr(39) + 's __init__' if what == 'actor' else 'task'}, before its first op, turn on "
                 "tf.config.experimental.set_memory_growth or set a memory_limit",
             )
+
+    @staticmethod
+    def _spark_gpu_share(analysis: FileAnalysis):
+        """`spark.task.resource.gpu.amount` below 1 (several tasks on one GPU) and a Spark task
+        function, given to Spark where the setting is made, that runs TensorFlow with no memory
+        limit in its own code (nor at import, nor in the executors' environment)."""
+        found = gpu_shares.spark_task_gpu_share(analysis)
+        if found is None or gpu_shares.spark_executor_memory_limit(analysis):
+            return
+        setting, value = found
+        limits = memory_limits(analysis)
+        walk = analysis.execution
+        if any(limit.environment or walk.runs_on_import(limit.anchor) for limit in limits):
+            return  # may reach Spark's Python workers (prefer a miss)
+        for function in sorted(engines.spark_task_functions(analysis, setting.call), key=lambda f: f.order):
+            if not analysis.tf.function_runs(function):
+                continue
+            reached = engines.code_reached(analysis, [function])
+            if any(limit.anchor in reached for limit in limits):
+                continue
+            yield Report(
+                setting.value,
+                f"{api.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} lets Spark run up to "
+                f"{_tasks_per_gpu(value)} tasks on one GPU at once, and `{function.node.name.value}` runs "
+                "TensorFlow there with no GPU memory limit: the first task to start maps nearly all of the GPU's "
+                "memory and the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task "
+                "function, before its first op, turn on tf.config.experimental.set_memory_growth or set a memory_limit",
+            )
+            return
 
     def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
         """The process is made in a loop (or comprehension) of its function, and not joined in the
@@ -358,6 +399,12 @@ def _worker_count(owner: Owner) -> int | None:
     if isinstance(node, cst.Integer):
         return node.evaluated_value if node.evaluated_value > 0 else None
     return None
+
+
+def _tasks_per_gpu(value: float) -> str:
+    """`0.25` -> "4"; a share that does not divide one GPU evenly -> "several"."""
+    count = round(1 / value)
+    return str(count) if abs(count * value - 1) < 1e-9 else "several"
 
 
 def _evidence(evidence: str) -> str:
