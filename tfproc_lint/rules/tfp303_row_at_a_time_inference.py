@@ -28,10 +28,12 @@ ROWS_PER_S = {
 }
 CHUNK_ROWS = 64
 # Rows/s of one Keras model (Dense(256) on rows of 64 floats, loaded once per partition) on Spark
-# local[2], 10,240 rows in 2 partitions: a loop calling the model on one row at a time, and one call
-# on the partition's rows stacked into a batch. runtime_probe's tfp303_spark_row_partition_bad and
-# tfp303_spark_stacked_partition_fixed (TF 2.21 CPU, PySpark 4.3, a shared 2-core machine).
-SPARK_ROWS_PER_S = {"row": 0, "stacked": 0}
+# local[2], 2 partitions: a loop calling `model.predict` on one row at a time, and one `predict` on
+# the partition's rows stacked into a batch. runtime_probe's tfp303_spark_row_partition_bad and
+# tfp303_spark_stacked_partition_fixed, one run each (TF 2.21 CPU, PySpark 4.3, 2026-12-04, a 2-core
+# machine shared with other jobs: load average about 9). With `predict_on_batch` per row instead
+# the gap was small (3,729 against 5,732 rows/s over 10,240 rows): Spark's own cost per row dominates.
+SPARK_ROWS_PER_S = {"row": 11, "stacked": 1256, "row_on_batch": 3729, "stacked_on_batch": 5732}
 MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
 ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
@@ -110,11 +112,13 @@ class RowAtATimeInference(Rule):
                     for workload, rates in ROWS_PER_S.items())
         + ". The scenario tfp303_row_pool_bad (one row per task) must be slower than its chunked twin "
         "tfp303_chunked_pool_fixed, and tfp303_batched_one_process_fixed faster than it, by 3x or more. "
-        "On Spark local[2] (PySpark 4.3), 10,240 rows of 64 floats in 2 partitions, the model loaded once "
-        "per partition: one row per model call in the partition's loop "
-        f"(tfp303_spark_row_partition_bad) {SPARK_ROWS_PER_S['row']:,} rows/s, one call on the stacked rows "
-        f"(tfp303_spark_stacked_partition_fixed) {SPARK_ROWS_PER_S['stacked']:,} rows/s; the probe requires "
-        "3x or more."
+        "On Spark local[2] (PySpark 4.3), rows of 64 floats in 2 partitions, the model loaded once "
+        "per partition, one run on a busy shared machine: `model.predict` on one row per call in the "
+        f"partition's loop (tfp303_spark_row_partition_bad) {SPARK_ROWS_PER_S['row']:,} rows/s, one "
+        f"`predict` on the stacked rows (tfp303_spark_stacked_partition_fixed) {SPARK_ROWS_PER_S['stacked']:,} "
+        "rows/s; the probe requires 3x or more. The cheaper `predict_on_batch` on one row per call gained "
+        f"less: {SPARK_ROWS_PER_S['row_on_batch']:,} against {SPARK_ROWS_PER_S['stacked_on_batch']:,} "
+        "rows/s over 10,240 rows, where Spark's own cost per row dominates."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.pool.Pool.map",
@@ -311,8 +315,8 @@ class RowAtATimeInference(Rule):
 ENGINE_FIXES = {
     "spark": "call it once per partition on the rows stacked into one batch (`rdd.mapPartitions` with "
              "`model.predict(np.stack(list(rows)))`; measured on Spark local[2]: "
-             f"{SPARK_ROWS_PER_S['row']:,} rows/s one row per call, {SPARK_ROWS_PER_S['stacked']:,} one call "
-             "per partition)",
+             f"{SPARK_ROWS_PER_S['row']:,} rows/s with `predict` on one row per call, "
+             f"{SPARK_ROWS_PER_S['stacked']:,} with one call per partition)",
     "dask": "call it once per chunk or partition on the rows stacked into one batch "
             "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`)",
     "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`)",
