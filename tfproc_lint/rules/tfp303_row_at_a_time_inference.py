@@ -30,10 +30,11 @@ CHUNK_ROWS = 64
 # Rows/s of one Keras model (Dense(256) on rows of 64 floats, loaded once per partition) on Spark
 # local[2], 2 partitions: a loop calling `model.predict` on one row at a time, and one `predict` on
 # the partition's rows stacked into a batch. runtime_probe's tfp303_spark_row_partition_bad and
-# tfp303_spark_stacked_partition_fixed, one run each (TF 2.21 CPU, PySpark 4.3, 2026-12-04, a 2-core
-# machine shared with other jobs: load average about 9). With `predict_on_batch` per row instead
-# the gap was small (3,729 against 5,732 rows/s over 10,240 rows): Spark's own cost per row dominates.
-SPARK_ROWS_PER_S = {"row": 11, "stacked": 1256, "row_on_batch": 3729, "stacked_on_batch": 5732}
+# tfp303_spark_stacked_partition_fixed (512 and 2,048 rows), one run each (TF 2.21 CPU, PySpark 4.3,
+# 2026-12-04, a 2-core machine shared with other jobs; an earlier run at load average 9 gave 11
+# against 1,256). With `predict_on_batch` per row instead the gap was small (3,729 against 5,732
+# rows/s over 10,240 rows): Spark's own cost per row dominates.
+SPARK_ROWS_PER_S = {"row": 19, "stacked": 4312, "row_on_batch": 3729, "stacked_on_batch": 5732}
 MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
 ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
