@@ -362,6 +362,15 @@ ROW_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.float32", "n
                              "tensorflow.cast", "tensorflow.constant", "tensorflow.convert_to_tensor",
                              "tensorflow.reshape"})
 ROW_METHODS = frozenset({"astype", "reshape", "flatten", "ravel", "copy", "squeeze"})
+# Builtins that keep the elements of what they are given: `for i, row in enumerate(rows)` still
+# walks the partition's rows (TFP303's loop over rows inside an engine task). Builtins by their bare
+# name, taken only where the module does not bind it.
+ROW_ITERATIONS = frozenset({"enumerate", "zip", "iter", "list", "tuple"})
+# How many times an engine runs a task's callable (the crossing's "tasks") when TFP303 reads its
+# parameter as one row ("per-item": rdd.map, client.map, ...) or as a stream of rows to loop over
+# ("per-partition": mapPartitions, foreachPartition, mapInPandas, an iterator pandas_udf).
+ENGINE_ROW_TASKS = "per-item"
+ENGINE_PARTITION_TASKS = "per-partition"
 
 # --- Program exits ------------------------------------------------------------------------------------
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})

@@ -1,15 +1,18 @@
-"""TFP303 (opt-in): a process pool task that runs the model on one item, mapped over many items."""
+"""TFP303 (opt-in): a process pool task that runs the model on one item, mapped over many items; an
+engine task that does the same (`rdd.map`, `client.map`), or loops over its partition's rows
+(`mapPartitions`, `foreachPartition`, `mapInPandas`, an iterator `pandas_udf`) running the model on
+one row at a time."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import calls_in
-from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
+from tfproc_lint.analysis.walk import calls_in, iter_tree
+from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -24,6 +27,14 @@ ROWS_PER_S = {
     "savedmodel": {"init-spawn": 1734, "chunked": 38953, "batched": 37597},
 }
 CHUNK_ROWS = 64
+# Rows/s of one Keras model (Dense(256) on rows of 64 floats, loaded once per partition) on Spark
+# local[2], 2 partitions: a loop calling `model.predict` on one row at a time, and one `predict` on
+# the partition's rows stacked into a batch. runtime_probe's tfp303_spark_row_partition_bad and
+# tfp303_spark_stacked_partition_fixed (512 and 2,048 rows), one run each (TF 2.21 CPU, PySpark 4.3,
+# 2026-12-04, a 2-core machine shared with other jobs; an earlier run at load average 9 gave 11
+# against 1,256). With `predict_on_batch` per row instead the gap was small (3,729 against 5,732
+# rows/s over 10,240 rows): Spark's own cost per row dominates.
+SPARK_ROWS_PER_S = {"row": 19, "stacked": 4312, "row_on_batch": 3729, "stacked_on_batch": 5732}
 MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
 ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
@@ -47,7 +58,7 @@ def _rates(pattern: str) -> str:
 class RowAtATimeInference(Rule):
     code = "TFP303"
     name = "row-at-a-time-inference"
-    summary = "process pool task runs the model on one item at a time; send chunks or batch in one process"
+    summary = "pool or engine task runs the model on one item or row at a time; send chunks or batch per partition"
     severity = Severity.WARNING
     default_enabled = False
     what_it_does = (
@@ -59,7 +70,12 @@ class RowAtATimeInference(Rule):
         "`tf.function` or a session, resolved through the file's names (an initializer's global, a "
         "per-task build). The item is the task's argument or a cheap conversion of it (`np.asarray`, "
         "`.astype`, arithmetic, an index into an array). Opt-in: whether batching pays depends on the "
-        "work, so the rule is off until selected."
+        "work, so the rule is off until selected. On Ray, Dask and Spark it reports an engine task "
+        "run once per item (`rdd.map`, `rdd.foreach`, `client.map`, `bag.map`, a `ray.data` `map`) that does "
+        "the same with its item, and a task run once per partition (`rdd.mapPartitions`, "
+        "`foreachPartition`, `DataFrame.mapInPandas`, an iterator `pandas_udf`) with a loop (or "
+        "comprehension) over its rows, or over the rows of each batch it is given, that runs the model "
+        "on one loop row at a time: `for row in rows: model.predict(np.array([row]))`."
     )
     why_bad = (
         "Each task pays a model call, a pickled round trip to the worker and the pool's bookkeeping for "
@@ -75,13 +91,17 @@ class RowAtATimeInference(Rule):
         "item that is large in memory (a full-size image array) is reported: batching helps less "
         f"there than for the {CHUNK_ROWS}-float rows measured. Items of different shapes (sentences "
         "of different lengths) need padding before they batch. Tasks given through joblib are not "
-        "checked."
+        "checked. Engine tasks: a row `udf`, a plain `pandas_udf`, `map_batches` and Dask's "
+        "`client.submit` or `dask.delayed` in a loop are not checked yet; a loop over chunks of a "
+        "partition (`np.stack(chunk)`) and a single model call on one row outside any loop are not reported."
     )
     fix_safety = (
         "No automatic fix: the task function's signature and the results' shape change. Send chunks "
         "(`pool.map(predict_chunk, np.array_split(rows, n))`, where `predict_chunk` runs the model "
         "once on its chunk) and concatenate the results, or drop the pool and call the model on "
-        "batches in one process."
+        "batches in one process. On an engine: one model call per partition on its rows stacked "
+        "together (`model.predict(np.stack(list(rows)))`, in chunks for large partitions), "
+        "`ray.data`'s `map_batches` on Ray, chunks or `map_partitions` on Dask."
     )
     evidence = (
         "runtime_probe's benchmark serves the same model (4xDense(256) on rows of 64 floats, as a TF1 "
@@ -92,7 +112,14 @@ class RowAtATimeInference(Rule):
         + "; ".join(f"{workload}: {rates['init-spawn']:,} / {rates['chunked']:,} / {rates['batched']:,}"
                     for workload, rates in ROWS_PER_S.items())
         + ". The scenario tfp303_row_pool_bad (one row per task) must be slower than its chunked twin "
-        "tfp303_chunked_pool_fixed, and tfp303_batched_one_process_fixed faster than it, by 3x or more."
+        "tfp303_chunked_pool_fixed, and tfp303_batched_one_process_fixed faster than it, by 3x or more. "
+        "On Spark local[2] (PySpark 4.3), rows of 64 floats in 2 partitions, the model loaded once "
+        "per partition, one run on a busy shared machine: `model.predict` on one row per call in the "
+        f"partition's loop (tfp303_spark_row_partition_bad) {SPARK_ROWS_PER_S['row']:,} rows/s, one "
+        f"`predict` on the stacked rows (tfp303_spark_stacked_partition_fixed) {SPARK_ROWS_PER_S['stacked']:,} "
+        "rows/s; the probe requires 3x or more. The cheaper `predict_on_batch` on one row per call gained "
+        f"less: {SPARK_ROWS_PER_S['row_on_batch']:,} against {SPARK_ROWS_PER_S['stacked_on_batch']:,} "
+        "rows/s over 10,240 rows, where Spark's own cost per row dominates."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.pool.Pool.map",
@@ -146,6 +173,25 @@ class RowAtATimeInference(Rule):
             ("TFP303",),
             config=(("extend-select", "TFP3"),),
         ),
+        Example(
+            """\
+            import numpy as np
+            import tensorflow as tf
+            from pyspark.sql import SparkSession
+
+            def score_partition(rows):
+                model = tf.keras.models.load_model('fraud.keras')
+                for row in rows:
+                    yield float(model.predict(np.array([row]), verbose=0)[0, 0])
+
+            if __name__ == '__main__':
+                spark = SparkSession.builder.getOrCreate()
+                rows = spark.sparkContext.parallelize(list(np.load('rows.npy')), 8)
+                scores = rows.mapPartitions(score_partition).collect()
+            """,
+            ("TFP303",),
+            config=(("extend-select", "TFP3"),),
+        ),
     )
     good_examples = (
         Example(
@@ -190,9 +236,31 @@ class RowAtATimeInference(Rule):
             """,
             config=(("extend-select", "TFP303"),),
         ),
+        Example(
+            """\
+            import numpy as np
+            import tensorflow as tf
+            from pyspark.sql import SparkSession
+
+            def score_partition(rows):
+                model = tf.keras.models.load_model('fraud.keras')
+                rows = list(rows)
+                if rows:
+                    yield from model.predict(np.stack(rows), verbose=0)[:, 0]
+
+            if __name__ == '__main__':
+                spark = SparkSession.builder.getOrCreate()
+                rows = spark.sparkContext.parallelize(list(np.load('rows.npy')), 8)
+                scores = rows.mapPartitions(score_partition).collect()
+            """,
+            config=(("extend-select", "TFP3"),),
+        ),
     )
 
     def check_crossing(self, crossing, analysis):
+        if engines.is_engine(crossing) and crossing.callable is not None:
+            yield from self._check_engine_task(crossing, analysis)
+            return
         if crossing.owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
             return
         method = crossing.route.method if crossing.route.is_pool_task else ""
@@ -215,11 +283,54 @@ class RowAtATimeInference(Rule):
             related=((run, "the model runs on one item here"),),
         )
 
+    def _check_engine_task(self, crossing, analysis):
+        """An engine task run per item on one row, or per partition with a loop that runs the model
+        on one row at a time."""
+        tasks = crossing.owner.extra.get("tasks")
+        if tasks not in (api.ENGINE_ROW_TASKS, api.ENGINE_PARTITION_TASKS):
+            return
+        worker = engines.task_worker(analysis, crossing)
+        if tasks == api.ENGINE_ROW_TASKS and worker.kind is WorkerKind.LAMBDA and worker.lambda_node is not None:
+            run = _first_one_row_run(analysis, worker.lambda_node.body, _ItemsOf.of_lambda(analysis, worker))
+        elif worker.function is not None and worker.kind in RUNS_A_FUNCTION:
+            items = _ItemsOf(analysis, worker.function)
+            if tasks == api.ENGINE_PARTITION_TASKS:
+                items = items.loop_rows()
+            run = _first_one_row_run(analysis, worker.function.node.body, items) if items.params else None
+        else:
+            return
+        if run is None:
+            return
+        name = engines.engine(crossing)
+        where = "one row per task" if tasks == api.ENGINE_ROW_TASKS \
+            else "one row at a time in a loop over the partition's rows"
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` runs the model on {where} (line "
+            f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; "
+            f"{ENGINE_FIXES[name]}",
+            related=((run, "the model runs on one row here"),),
+        )
+
+
+ENGINE_FIXES = {
+    "spark": "call it once per partition on the rows stacked into one batch (`rdd.mapPartitions` with "
+             "`model.predict(np.stack(list(rows)))`; measured on Spark local[2]: "
+             f"{SPARK_ROWS_PER_S['row']:,} rows/s with `predict` on one row per call, "
+             f"{SPARK_ROWS_PER_S['stacked']:,} with one call per partition)",
+    "dask": "call it once per chunk or partition on the rows stacked into one batch "
+            "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`)",
+    "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`)",
+}
+
 
 def one_item_run(analysis, info: FunctionInfo) -> cst.Call | None:
     """The first call in `info` that runs a model on a batch of one made from the task's item."""
-    items = _ItemsOf(analysis, info)
-    for call in calls_in(info.node.body):
+    return _first_one_row_run(analysis, info.node.body, _ItemsOf(analysis, info))
+
+
+def _first_one_row_run(analysis, body: cst.CSTNode, items: "_ItemsOf") -> cst.Call | None:
+    for call in calls_in(body):
         site = analysis.site(call)
         if site is None:
             continue
@@ -252,22 +363,66 @@ def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bo
 class _ItemsOf:
     """Which expressions of a task function are its item, a row, and a batch of one made of it."""
 
-    def __init__(self, analysis, info: FunctionInfo) -> None:
+    def __init__(self, analysis, info: FunctionInfo | None, scope=None, params: set[str] | None = None) -> None:
         self.analysis = analysis
         self.info = info
-        params = info.node.params
-        names = [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
-        self.params = set(names[1:] if info.self_name else names)
+        self.scope = info.scope if info is not None else scope
+        if params is None:
+            params = _parameter_names(info.node.params)
+            params = set(params[1:] if info.self_name else params)
+        self.params = params
+
+    @classmethod
+    def of_lambda(cls, analysis, worker) -> "_ItemsOf":
+        """A lambda's parameters are its items; it has no locals of its own."""
+        return cls(analysis, None, worker.scope, set(_parameter_names(worker.lambda_node.params)))
+
+    def loop_rows(self) -> "_ItemsOf":
+        """The same task read as a partition: its items are the targets of the loops (and
+        comprehensions) that walk its parameter, or the rows of an element of it (`for pdf in
+        batches: for row in pdf.to_numpy()`), not the parameter itself."""
+        rows: set[str] = set()
+        walked = True
+        while walked:
+            walked = False
+            for node in iter_tree(self.info.node.body):
+                if isinstance(node, (cst.For, cst.CompFor)) and self._walks(node.iter, self.params | rows):
+                    names = _target_names(node.target) - rows
+                    if names:
+                        rows |= names
+                        walked = True
+        return _ItemsOf(self.analysis, self.info, params=rows)
+
+    def _walks(self, iterable: cst.BaseExpression, sources: set[str], depth: int = 0) -> bool:
+        """`iterable` yields the elements of one of `sources`: the name, a method or attribute of it
+        (`pdf.to_numpy()`, `pdf.iterrows()`, `pdf.values`), or `enumerate(...)`/`zip(...)` of it."""
+        if depth > 4:
+            return False
+        if isinstance(iterable, cst.Name):
+            return iterable.value in sources
+        if isinstance(iterable, (cst.Attribute, cst.Subscript)):
+            return self._walks(iterable.value, sources, depth + 1)
+        if isinstance(iterable, cst.Call):
+            func = iterable.func
+            symbols = self.analysis.symbols
+            if isinstance(func, cst.Name) and func.value in api.ROW_ITERATIONS \
+                    and not symbols.bindings_at(func.value, self.scope, symbols.end_of_file):
+                return any(self._walks(arg.value, sources, depth + 1) for arg in iterable.args)
+            if isinstance(func, cst.Attribute) and self._name(func) is None:
+                return self._walks(func.value, sources, depth + 1)
+        return False
 
     def _local_value(self, name: cst.Name) -> cst.BaseExpression | None:
         """The one value a local name of the task was given (`batch = row[None]`)."""
+        if self.info is None:
+            return None
         bindings = self.info.scope.bindings.get(name.value, [])
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return bindings[0].value
         return None
 
     def _name(self, node: cst.BaseExpression) -> str | None:
-        return self.analysis.classifier.qualified_name(node, self.info.scope, self.analysis.symbols.end_of_file)
+        return self.analysis.classifier.qualified_name(node, self.scope, self.analysis.symbols.end_of_file)
 
     def is_single_row(self, batch: cst.BaseExpression, feed: bool, depth: int = 0) -> bool:
         """`x[None]`, `x[np.newaxis, ...]`, `np.expand_dims(x, 0)`, `np.array([x])`, `x.reshape(1, -1)`, or
@@ -337,3 +492,16 @@ def _leading_one(args) -> bool:
     elif len(args) < 2:
         return False
     return isinstance(first, cst.Integer) and first.evaluated_value == 1
+
+
+def _parameter_names(params: cst.Parameters) -> list[str]:
+    return [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    """The names a loop binds: `row`, `i, row`, `(_, row)`."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements if not isinstance(e, cst.StarredElement)))
+    return set()
