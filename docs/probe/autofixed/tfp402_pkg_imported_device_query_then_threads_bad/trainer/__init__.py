@@ -1,0 +1,1 @@
+"""A training package: device discovery and the input pipeline."""

@@ -1,0 +1,1 @@
+"""A training package: input checks and the work itself."""
