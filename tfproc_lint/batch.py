@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.prefilter import (
-    may_match, may_match_bytes, may_match_tree, may_need_project, may_start_processes_bytes,
+    may_match, may_match_bytes, may_match_tree, may_start_processes_bytes, project_verdict,
 )
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
@@ -168,8 +168,6 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         # decoded and, if so, linted; the file index does not remember it as stopped (its verdict
         # depends on other files).
         through_project = config.project_analysis and not _names_tensorflow(data) and _may_make_processes(data)
-        if through_project:
-            prefiltered = None
         if not (source_file.explicit or through_project or may_match_bytes(data, notebook)):
             return result, prefiltered
         text = _notebook_program(data) if notebook else decode(data).text
@@ -180,9 +178,11 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         # then pre-filtered like the others: lint_source would return at once.
         needs_project = False
         if not may_match(source):
-            needs_project = through_project and may_need_project(source, str(source_file.path), config)
+            verdict = project_verdict(source, str(source_file.path), config) if through_project else None
+            needs_project = verdict is True
             if not needs_project:
-                return result, prefiltered
+                # Remembered as stopped only when the verdict depends on this file alone.
+                return result, prefiltered if verdict is None else None
         if not _any_rule_enabled(config):
             return result, None
         digest = key = ""

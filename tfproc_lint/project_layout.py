@@ -152,6 +152,14 @@ def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
     """`text` (the file at `path`) imports, directly or through other project modules, a project
     module that names TensorFlow, Keras or a start method: a file whose own text names none may
     still run TensorFlow through it (the pre-filter lets such a file through). Reads files only."""
+    return project_imports(text, path, layout) is True
+
+
+def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
+    """None: `text` imports no module of the project (its pre-filter verdict depends on it alone);
+    True: one of them, directly or through others, names TensorFlow, Keras or a start method;
+    False: it imports project modules, none of which does."""
+    found = None
     seen: set[Path] = set()
     pending = [(text, Path(path), 0)]
     while pending:
@@ -161,6 +169,7 @@ def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
             if target is None or target in seen:
                 continue
             seen.add(target)
+            found = False
             try:
                 imported = target.read_text(encoding="utf-8", errors="replace")
             except OSError:
@@ -169,4 +178,4 @@ def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
                 return True
             if depth + 1 < MAX_IMPORT_DEPTH:
                 pending.append((imported, target, depth + 1))
-    return False
+    return found

@@ -22,7 +22,7 @@ import re
 
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.names import canonical
-from tfproc_lint.project_layout import layout_for, may_reach_tensorflow
+from tfproc_lint.project_layout import layout_for, project_imports
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
 # `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
@@ -126,12 +126,21 @@ def may_need_project(source: str, path, config) -> bool:
     """A file the checks above stop (its text names no TensorFlow) that makes processes, imports an
     engine or names a runtime setting, and imports a module of its project that may run TensorFlow
     (directly or through other project modules): it must reach the analysis, which reads them."""
+    return project_verdict(source, path, config) is True
+
+
+def project_verdict(source: str, path, config) -> bool | None:
+    """`may_need_project`, and whether the answer depends on other files: None when it does not
+    (project analysis off, the text names TensorFlow or makes no processes, no project, or no
+    import of a project module), else True or False."""
     if not getattr(config, "project_analysis", False) or any(marker in source for marker in _GROUPS[1]):
-        return False  # a file that names TensorFlow itself was judged by `may_match` on its own text
+        return None  # a file that names TensorFlow itself was judged by `may_match` on its own text
     if not may_start_processes(source):
-        return False
+        return None
     layout = layout_for(path, config.src)
-    return layout is not None and os.path.isfile(path) and may_reach_tensorflow(source, path, layout)
+    if layout is None or not os.path.isfile(path):
+        return None
+    return project_imports(source, path, layout)
 
 
 def _imports_engine(source: str) -> bool:
