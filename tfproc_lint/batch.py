@@ -167,7 +167,7 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         # A file that makes processes may run TensorFlow through a module of its project: it is
         # decoded and, if so, linted; the file index does not remember it as stopped (its verdict
         # depends on other files).
-        through_project = config.project_analysis and not _names_tensorflow(data) and _may_make_processes(data)
+        through_project = config.project_analysis and not _names_tensorflow(data) and may_start_processes_bytes(data)
         if not (source_file.explicit or through_project or may_match_bytes(data, notebook)):
             return result, prefiltered
         text = _notebook_program(data) if notebook else decode(data).text
@@ -216,12 +216,6 @@ def _names_tensorflow(data: bytes) -> bool:
     """A file that names TensorFlow or Keras is judged by the pre-filter on its own text (the
     project check, `prefilter.may_need_project`, is for files that do not)."""
     return b"tensorflow" in data or b"keras" in data
-
-
-def _may_make_processes(data: bytes) -> bool:
-    """Bytes that may make processes, import an engine or change a setting (what
-    `prefilter.may_start_processes` accepts, and more)."""
-    return may_start_processes_bytes(data)
 
 
 def _any_rule_enabled(config: Config) -> bool:

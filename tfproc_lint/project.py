@@ -30,7 +30,9 @@ from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
-from tfproc_lint.project_layout import MAX_IMPORT_DEPTH, Layout, imported_names, layout_for, may_reach_tensorflow
+from tfproc_lint.project_layout import (
+    MAX_IMPORT_DEPTH, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow,
+)
 from tfproc_lint.source import SourceError, decode, parse_guard
 
 MAX_PROJECTS = 16
@@ -417,15 +419,9 @@ def _imported(node, package: str | None):
         for alias in node.names:
             yield (alias.asname or alias.name.split(".")[0]), (alias.name if alias.asname else alias.name.split(".")[0])
         return
-    if node.level:
-        if package is None:
-            return
-        parts = package.split(".") if package else []
-        if node.level - 1 > len(parts):
-            return
-        base = ".".join([*parts[:len(parts) - node.level + 1], *([node.module] if node.module else [])])
-    else:
-        base = node.module or ""
+    base = absolute_module(node.level, node.module or "", package)
+    if base is None:
+        return
     for alias in node.names:
         if alias.name == "*":
             yield None, base

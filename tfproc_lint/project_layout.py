@@ -117,6 +117,20 @@ def clear_caches() -> None:
     _layout_for_directory.cache_clear()
 
 
+def absolute_module(level: int, module: str, package: str | None) -> str | None:
+    """The module `from <level dots><module> import ...` names, written in a module of `package`
+    ("" for a top-level module): `from ..io import x` in `pkg.sub` is `pkg.io`. None when it
+    cannot be told (the package is unknown, or the dots climb out of it)."""
+    if not level:
+        return module or None
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    return ".".join([*parts[:len(parts) - level + 1], *([module] if module else [])]) or None
+
+
 # `import a.b as c, d` / `from .a.b import (c, d)`: what a file imports, read from its text (an
 # over-approximation: commented or quoted imports count too, which only lets more files through).
 _IMPORT_LINE = re.compile(
@@ -132,14 +146,7 @@ def imported_names(text: str, package: str | None) -> list[str]:
         if plain:
             found += [part.split(" as ")[0].strip() for part in plain.split(",") if part.strip()]
             continue
-        if dots:
-            if package is None:
-                continue
-            parts = package.split(".") if package else []
-            up = len(dots) - 1
-            if up > len(parts):
-                continue
-            module = ".".join([*parts[:len(parts) - up], module] if module else parts[:len(parts) - up])
+        module = absolute_module(len(dots), module, package)
         if not module:
             continue
         found.append(module)

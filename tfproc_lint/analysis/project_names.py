@@ -62,11 +62,6 @@ class ModuleSummary:
     exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
     star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
 
-    @property
-    def has_tensorflow_facts(self) -> bool:
-        return bool(self.on_import or self.state or self.start_method or self.fixes_context
-                    or any(f.starts or f.returns or f.runs_tf for f in self.functions.values()))
-
     def to_dict(self) -> dict:
         data = asdict(replace(self, functions={}))
         data["functions"] = {name: asdict(facts) for name, facts in self.functions.items()}
@@ -153,25 +148,22 @@ class ProjectNames:
                 found.append(summary)
         return found
 
+    def run_by(self, statement):
+        """The summaries of the project modules an import statement runs, in order."""
+        for name in imported_module_names(statement, self.package):
+            yield from self.modules_run_by_import(name)
+
     def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
         """The first project module an import statement runs whose summary has an effect at import
         (`attribute`: "on_import", "fixes_context"), with that effect."""
-        for name in imported_module_names(statement, self.package):
-            for summary in self.modules_run_by_import(name):
-                effect = getattr(summary, attribute)
-                if effect is not None:
-                    return summary, effect
-        return None
+        return next(((summary, getattr(summary, attribute)) for summary in self.run_by(statement)
+                     if getattr(summary, attribute) is not None), None)
 
     def imported_start_method(self, analysis) -> tuple[str, int] | None:
         """The start method that the project modules `analysis`'s module imports at its top level
         set at import (the first such import's)."""
-        for statement in _top_level_imports(analysis.module.body):
-            for name in imported_module_names(statement, self.package):
-                for summary in self.modules_run_by_import(name):
-                    if summary.start_method is not None:
-                        return summary.start_method
-        return None
+        return next((summary.start_method for statement in _top_level_imports(analysis.module.body)
+                     for summary in self.run_by(statement) if summary.start_method is not None), None)
 
 
 def _top_level_imports(statements):

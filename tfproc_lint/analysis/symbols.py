@@ -14,6 +14,7 @@ from typing import Iterator
 import libcst as cst
 
 from tfproc_lint.analysis.walk import child_nodes, is_main_guard
+from tfproc_lint.project_layout import absolute_module
 
 
 @dataclass(eq=False)
@@ -106,16 +107,7 @@ def import_base(node: cst.ImportFrom, package: str | None) -> str | None:
     """The absolute module `from base import ...` names; a relative import (the project's own
     modules) only when the importing module's package is known."""
     module = _dotted(node.module) if node.module is not None else ""
-    if not node.relative:
-        return module or None
-    if package is None:
-        return None
-    parts = package.split(".") if package else []
-    up = len(node.relative) - 1
-    if up > len(parts):
-        return None
-    parts = parts[:len(parts) - up]
-    return ".".join([*parts, module] if module else parts) or None
+    return absolute_module(len(node.relative), module, package)
 
 
 def imported_module_names(node: cst.Import | cst.ImportFrom, package: str | None) -> list[str]:
