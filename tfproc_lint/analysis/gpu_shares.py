@@ -1,7 +1,8 @@
 """Shares of one GPU that an engine asks for (TFP401): Ray's `num_gpus` below 1, written as a
-literal or as a module constant, and Spark's `spark.task.resource.gpu.amount` below 1, set on a
-`SparkSession.builder` or a `SparkConf`. A value that does not resolve statically (a config
-attribute, a parameter, a name bound twice) is no share: prefer a miss."""
+literal, a module constant, a local variable or a config class's attribute, and Spark's
+`spark.task.resource.gpu.amount` below 1, set on a `SparkSession.builder` or a `SparkConf`. A value
+that does not resolve statically (a parameter, a command-line option, a name bound twice, an
+attribute also set at run time) is no share: prefer a miss."""
 
 from __future__ import annotations
 
@@ -10,21 +11,27 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tfproc_lint.analysis import api
-from tfproc_lint.analysis.symbols import Scope
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.symbols import ClassInfo, Scope
 from tfproc_lint.analysis.values import argument
+from tfproc_lint.analysis.walk import iter_tree
 
 
 def number(analysis, node: cst.BaseExpression | None, scope: Scope | None) -> float | None:
-    """The value of a literal number (`0.25`, `1 / 4`, `"0.25"`) or of a module constant bound
-    once to one; None for anything else."""
+    """The value of a literal number (`0.25`, `1 / 4`, `"0.25"`), of a module constant or a local
+    variable bound once to one, or of a config class's attribute (`Config.gpus`, `cfg.gpus` with
+    `cfg = Config()`) bound once to one in the class body and assigned nowhere else; None for
+    anything else (a parameter, a command-line option)."""
     if isinstance(node, cst.Name) and scope is not None:
         owner = analysis.symbols.resolving_scope(node.value, scope)
-        if owner is None or owner.kind != "module":
+        if owner is None or owner.kind not in ("module", "function"):
             return None
         bindings = owner.bindings.get(node.value, [])
         if len(bindings) != 1 or bindings[0].kind != "assign":
             return None
         return number(analysis, bindings[0].value, None)
+    if isinstance(node, cst.Attribute) and scope is not None:
+        return _config_attribute(analysis, node, scope)
     if isinstance(node, (cst.Float, cst.Integer)):
         return float(node.evaluated_value)
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
@@ -37,6 +44,30 @@ def number(analysis, node: cst.BaseExpression | None, scope: Scope | None) -> fl
             and node.right.evaluated_value:
         return node.left.evaluated_value / node.right.evaluated_value
     return None
+
+
+def _config_attribute(analysis, node: cst.Attribute, scope: Scope) -> float | None:
+    """`Config.gpus` or `config.gpus` (an instance of a class of this module): the number the class
+    body binds `gpus` to, when nothing else in the module assigns an attribute of that name."""
+    order = analysis.symbols.end_of_file
+    value = analysis.classifier.classify(node.value, scope, order)
+    klass = value.info if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo) \
+        else analysis.classifier.instance_class(node.value, scope, order)
+    if klass is None:
+        return None
+    name = node.attr.value
+    bindings = klass.scope.bindings.get(name, [])
+    if len(bindings) != 1 or bindings[0].kind != "assign" or klass.attributes.get(name):
+        return None
+    if any(isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and _sets_attribute(n, name)
+           for n in iter_tree(analysis.module)):
+        return None  # `config.gpus = args.gpus`: set at run time
+    return number(analysis, bindings[0].value, None)
+
+
+def _sets_attribute(statement, name: str) -> bool:
+    targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+    return any(isinstance(t, cst.Attribute) and t.attr.value == name for t in targets)
 
 
 def share(analysis, node: cst.BaseExpression | None, scope: Scope | None) -> float | None:

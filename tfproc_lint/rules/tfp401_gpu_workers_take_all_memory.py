@@ -72,10 +72,12 @@ class GpuWorkersTakeAllMemory(Rule):
     )
     engines = (
         "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
-        "`.options(num_gpus=0.5)`, the share written as a literal or as a module constant bound once) "
+        "`.options(num_gpus=0.5)`, the share written as a literal, a module constant or a local variable "
+        "bound once, or a config class's attribute set once in its body and nowhere else) "
         "that runs TensorFlow with no memory limit in its own code. Ray packs several such workers onto "
         "one GPU and does not limit their memory; code the driver runs does not reach them. A share from "
-        "a config attribute, a parameter or a name bound more than once is not read. Spark: "
+        "a parameter, a command-line option, an attribute also assigned at run time or a name bound more "
+        "than once is not read. Spark: "
         "`spark.task.resource.gpu.amount` below 1 (`SparkSession.builder.config(...)` or "
         "`SparkConf().set(...)`), where a partition function or UDF given to Spark in the same function "
         "runs TensorFlow with no memory limit in its own code, at import, or in the executors' environment "
@@ -262,8 +264,8 @@ class GpuWorkersTakeAllMemory(Rule):
 
     @staticmethod
     def _ray_fractional_gpus(analysis: FileAnalysis):
-        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`, or a module constant bound
-        once to 0.5) on a task or actor that runs TensorFlow with no memory limit in its own code:
+        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`, or a constant, variable or config
+        attribute bound once to 0.5) on a task or actor that runs TensorFlow with no memory limit in its own code:
         Ray packs several onto one GPU, and the first to start maps nearly all of its memory."""
         shares = [(info, keyword(decorator, "num_gpus"), info.scope.parent)
                   for info, decorator in engines.ray_remotes(analysis)]
@@ -288,7 +290,7 @@ class GpuWorkersTakeAllMemory(Rule):
                 continue
             what = "task" if engines.is_function(info) else "actor"
             spelled = analysis.code(gpus, 20)
-            if isinstance(gpus, cst.Name):
+            if isinstance(gpus, (cst.Name, cst.Attribute)):
                 spelled += f" ({value:g})"
             yield Report(
                 gpus,
