@@ -393,7 +393,7 @@ def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) 
 
 ENGINE_NAMES = sorted(
     set(api.ENGINE_FACTORIES) | set(api.ENGINE_OBJECT_CLASSES.values()) | {api.RAY_REMOTE, api.RAY_PUT}
-    | api.DASK_DELAYED | api.DASK_LOCAL_CLUSTERS | api.DASK_CLIENTS
+    | api.DASK_DELAYED | api.DASK_LOCAL_CLUSTERS | api.DASK_CLIENTS | api.DASK_WORKER_PLUGINS | api.DASK_GET_WORKER
     | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.SPARK_PREDICT_BATCH_UDFS | api.ITERATOR_TYPES
     | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in api.SPARK_ITERATOR_UDF_TYPES}
 )

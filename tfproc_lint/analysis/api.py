@@ -371,6 +371,19 @@ ROW_ITERATIONS = frozenset({"enumerate", "zip", "iter", "list", "tuple"})
 # ("per-partition": mapPartitions, foreachPartition, mapInPandas, an iterator pandas_udf).
 ENGINE_ROW_TASKS = "per-item"
 ENGINE_PARTITION_TASKS = "per-partition"
+# Also read as one row per call: a Spark row `udf` ("per-row"), and a task submitted once per item of
+# a loop ("one": client.submit, dask.delayed, a Ray task or actor method); as batches whose rows a
+# loop may walk ("per-batch": a plain pandas_udf, ray.data's map_batches).
+ENGINE_UDF_ROW_TASKS = "per-row"
+ENGINE_ONE_TASKS = "one"
+ENGINE_BATCH_TASKS = "per-batch"
+# Dask's per-worker state: a WorkerPlugin whose setup(worker) stores the model on the worker
+# (`worker.model = load_model(...)`), read back in tasks through `get_worker().model`.
+DASK_WORKER_PLUGINS = frozenset({"distributed.WorkerPlugin", "distributed.diagnostics.plugin.WorkerPlugin",
+                                 "dask.distributed.WorkerPlugin"})
+DASK_PLUGIN_SETUP = "setup"
+DASK_GET_WORKER = frozenset({"distributed.get_worker", "distributed.worker.get_worker",
+                             "dask.distributed.get_worker"})
 
 # --- Program exits ------------------------------------------------------------------------------------
 PROCESS_EXITS = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})

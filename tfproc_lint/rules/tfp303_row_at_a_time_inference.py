@@ -1,13 +1,15 @@
 """TFP303 (opt-in): a process pool task that runs the model on one item, mapped over many items; an
 engine task that does the same (`rdd.map`, `client.map`), or loops over its partition's rows
 (`mapPartitions`, `foreachPartition`, `mapInPandas`, an iterator `pandas_udf`) running the model on
-one row at a time."""
+one row at a time; a row `udf`, a plain `pandas_udf` or `map_batches` looping over its batch's rows,
+and `client.submit`, `dask.delayed` or a Ray task or actor method submitted once per row, where the
+model is kept per worker."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import api, engine_models, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
@@ -35,6 +37,16 @@ CHUNK_ROWS = 64
 # against 1,256). With `predict_on_batch` per row instead the gap was small (3,729 against 5,732
 # rows/s over 10,240 rows): Spark's own cost per row dominates.
 SPARK_ROWS_PER_S = {"row": 19, "stacked": 4312, "row_on_batch": 3729, "stacked_on_batch": 5732}
+# Rows/s of the same model (loaded once per worker) on Dask LocalCluster(processes=True, n_workers=2)
+# and on Ray (ray.init(num_cpus=2)): one task per row calling `predict_on_batch` on it (Dask:
+# `client.submit` per row, a WorkerPlugin's model; Ray: a task per row, a lazy global), against
+# one call per chunk of stacked rows (Dask: `client.map` over 8 chunks) and ray.data `map_batches`
+# with a callable class (dataset execution included). runtime_probe's tfp303_dask_row_tasks_bad /
+# tfp303_dask_stacked_chunks_fixed and tfp303_ray_row_tasks_bad / tfp303_ray_map_batches_fixed, one
+# `tfproc-lint probe` run each (TF 2.21 CPU, distributed 2026.8, Ray 2.60, 2026-12-04, a shared
+# 2-core machine).
+DASK_ROWS_PER_S = {"row": 328, "stacked": 11274}
+RAY_ROWS_PER_S = {"row": 887, "stacked": 4157}
 MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
 ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
@@ -75,7 +87,12 @@ class RowAtATimeInference(Rule):
         "the same with its item, and a task run once per partition (`rdd.mapPartitions`, "
         "`foreachPartition`, `DataFrame.mapInPandas`, an iterator `pandas_udf`) with a loop (or "
         "comprehension) over its rows, or over the rows of each batch it is given, that runs the model "
-        "on one loop row at a time: `for row in rows: model.predict(np.array([row]))`."
+        "on one loop row at a time: `for row in rows: model.predict(np.array([row]))`. Also, where the "
+        "model is kept per worker (a global the worker loads once, an actor's or callable class's "
+        "attribute set in `__init__`, a Dask WorkerPlugin's `get_worker().model`): a row `udf` that runs it "
+        "on its row's columns, a plain `pandas_udf` or a `ray.data` `map_batches` function or class "
+        "that loops over its batch's rows, and `client.submit`, `dask.delayed`, a Ray task or a Ray "
+        "actor method submitted once per item of a loop with one row each."
     )
     why_bad = (
         "Each task pays a model call, a pickled round trip to the worker and the pool's bookkeeping for "
@@ -91,9 +108,13 @@ class RowAtATimeInference(Rule):
         "item that is large in memory (a full-size image array) is reported: batching helps less "
         f"there than for the {CHUNK_ROWS}-float rows measured. Items of different shapes (sentences "
         "of different lengths) need padding before they batch. Tasks given through joblib are not "
-        "checked. Engine tasks: a row `udf`, a plain `pandas_udf`, `map_batches` and Dask's "
-        "`client.submit` or `dask.delayed` in a loop are not checked yet; a loop over chunks of a "
-        "partition (`np.stack(chunk)`) and a single model call on one row outside any loop are not reported."
+        "checked. Engine tasks: a loop over chunks of a partition (`np.stack(chunk)`) and a single "
+        "model call on one row outside any loop are not reported. A row `udf`, a plain `pandas_udf`, "
+        "`map_batches` and tasks submitted in a loop are reported only where the model is kept per worker: "
+        "a model loaded in the task on every call is TFP301's finding, one captured from the driver "
+        "TFP103's; on Dask, a global that a script's task loads lazily lasts one task (Dask gives the "
+        "function fresh globals for every task, measured), so it is not taken as kept per worker. A "
+        "row given to the model as it is (`model.predict(row)`) may be a chunk and is not reported."
     )
     fix_safety = (
         "No automatic fix: the task function's signature and the results' shape change. Send chunks "
@@ -119,7 +140,14 @@ class RowAtATimeInference(Rule):
         f"`predict` on the stacked rows (tfp303_spark_stacked_partition_fixed) {SPARK_ROWS_PER_S['stacked']:,} "
         "rows/s; the probe requires 3x or more. The cheaper `predict_on_batch` on one row per call gained "
         f"less: {SPARK_ROWS_PER_S['row_on_batch']:,} against {SPARK_ROWS_PER_S['stacked_on_batch']:,} "
-        "rows/s over 10,240 rows, where Spark's own cost per row dominates."
+        "rows/s over 10,240 rows, where Spark's own cost per row dominates. On Dask "
+        "(LocalCluster(processes=True, n_workers=2)), the model kept per worker by a WorkerPlugin: one "
+        f"`client.submit` task per row (tfp303_dask_row_tasks_bad) {DASK_ROWS_PER_S['row']:,} rows/s, "
+        f"`client.map` over 8 chunks of stacked rows (tfp303_dask_stacked_chunks_fixed) "
+        f"{DASK_ROWS_PER_S['stacked']:,}. On Ray (ray.init(num_cpus=2)): one task per row, the model a "
+        f"lazy global per worker (tfp303_ray_row_tasks_bad) {RAY_ROWS_PER_S['row']:,} rows/s, ray.data "
+        f"`map_batches` with a callable class (tfp303_ray_map_batches_fixed) {RAY_ROWS_PER_S['stacked']:,}, "
+        "the dataset's start included. One run each on a shared 2-core machine; the probe requires 3x or more."
     )
     references = (
         "https://docs.python.org/3/library/multiprocessing.html#multiprocessing.pool.Pool.map",
@@ -258,8 +286,11 @@ class RowAtATimeInference(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
-        if engines.is_engine(crossing) and crossing.callable is not None:
-            yield from self._check_engine_task(crossing, analysis)
+        if engines.is_engine(crossing):
+            if crossing.callable is not None:
+                yield from self._check_engine_task(crossing, analysis)
+            else:
+                yield from self._check_actor_method(crossing, analysis)
             return
         if crossing.owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
             return
@@ -284,33 +315,81 @@ class RowAtATimeInference(Rule):
         )
 
     def _check_engine_task(self, crossing, analysis):
-        """An engine task run per item on one row, or per partition with a loop that runs the model
-        on one row at a time."""
+        """An engine task run per item on one row, per partition or batch with a loop that runs the
+        model on one row at a time, or submitted once per item of a loop on one row."""
         tasks = crossing.owner.extra.get("tasks")
-        if tasks not in (api.ENGINE_ROW_TASKS, api.ENGINE_PARTITION_TASKS):
+        if tasks not in ENGINE_TASKS or (tasks == api.ENGINE_ONE_TASKS and not analysis.loops_around(crossing.call)):
             return
         worker = engines.task_worker(analysis, crossing)
-        if tasks == api.ENGINE_ROW_TASKS and worker.kind is WorkerKind.LAMBDA and worker.lambda_node is not None:
+        function = worker.function if worker.kind in RUNS_A_FUNCTION else None
+        if tasks == api.ENGINE_BATCH_TASKS and function is None:
+            function = engine_models.callable_class_call(analysis, crossing)
+        if tasks in ONE_ROW_TASKS and worker.kind is WorkerKind.LAMBDA and worker.lambda_node is not None:
             run = _first_one_row_run(analysis, worker.lambda_node.body, _ItemsOf.of_lambda(analysis, worker))
-        elif worker.function is not None and worker.kind in RUNS_A_FUNCTION:
-            items = _ItemsOf(analysis, worker.function)
-            if tasks == api.ENGINE_PARTITION_TASKS:
+        elif function is not None:
+            items = _ItemsOf(analysis, function)
+            if tasks in (api.ENGINE_PARTITION_TASKS, api.ENGINE_BATCH_TASKS):
                 items = items.loop_rows()
-            run = _first_one_row_run(analysis, worker.function.node.body, items) if items.params else None
+            run = _first_one_row_run(analysis, function.node.body, items) if items.params else None
         else:
             return
         if run is None:
             return
+        fresh_globals = engines.engine(crossing) == "dask" and engines.is_script(analysis, crossing)
+        if tasks in NEW_ENGINE_TASKS and not _kept_per_worker(analysis, run, function, fresh_globals):
+            return  # built per call (TFP301) or the driver's own (TFP103): batching is not the first fix
         name = engines.engine(crossing)
-        where = "one row per task" if tasks == api.ENGINE_ROW_TASKS \
-            else "one row at a time in a loop over the partition's rows"
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` runs the model on {where} (line "
+            f"`{analysis.code(crossing.callable, 30)}` runs the model on {ENGINE_WHERE[tasks]} (line "
             f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; "
             f"{ENGINE_FIXES[name]}",
             related=((run, "the model runs on one row here"),),
         )
+
+    def _check_actor_method(self, crossing, analysis):
+        """A Ray actor method called once per item of a loop (`[actor.score.remote(row) for row in
+        rows]`): the crossing has no callable, the method is the actor class's."""
+        if crossing.owner.extra.get("method") != "actor method" or not analysis.loops_around(crossing.call):
+            return
+        function = engine_models.actor_method(analysis, crossing)
+        if function is None:
+            return
+        run = _first_one_row_run(analysis, function.node.body, _ItemsOf(analysis, function))
+        if run is None or not _kept_per_worker(analysis, run, function):
+            return
+        method = crossing.call.func.value
+        yield Report(
+            method,
+            f"`{analysis.code(method, 30)}` runs the model on {ENGINE_WHERE[api.ENGINE_ONE_TASKS]} (line "
+            f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; {ENGINE_FIXES['ray']}",
+            related=((run, "the model runs on one row here"),),
+        )
+
+
+def _kept_per_worker(analysis, run: cst.Call, function, fresh_globals: bool = False) -> bool:
+    """The model `run` calls is kept per worker process (see engine_models.per_worker)."""
+    func = run.func
+    model = func.value if isinstance(func, cst.Attribute) and engine_models.model_kind(analysis, func.value) \
+        else func
+    site = analysis.site(run)
+    if site is None:
+        return False
+    return engine_models.per_worker(analysis, model, site.scope, function, fresh_globals)
+
+
+ENGINE_TASKS = frozenset({api.ENGINE_ROW_TASKS, api.ENGINE_PARTITION_TASKS, api.ENGINE_UDF_ROW_TASKS,
+                          api.ENGINE_BATCH_TASKS, api.ENGINE_ONE_TASKS})
+ONE_ROW_TASKS = frozenset({api.ENGINE_ROW_TASKS, api.ENGINE_UDF_ROW_TASKS, api.ENGINE_ONE_TASKS})
+# Routes added after the first engine round: reported only where the model is kept per worker.
+NEW_ENGINE_TASKS = frozenset({api.ENGINE_UDF_ROW_TASKS, api.ENGINE_BATCH_TASKS, api.ENGINE_ONE_TASKS})
+ENGINE_WHERE = {
+    api.ENGINE_ROW_TASKS: "one row per task",
+    api.ENGINE_UDF_ROW_TASKS: "one row per call of the udf",
+    api.ENGINE_ONE_TASKS: "one row per task, one task per item of the loop",
+    api.ENGINE_PARTITION_TASKS: "one row at a time in a loop over the partition's rows",
+    api.ENGINE_BATCH_TASKS: "one row at a time in a loop over the batch's rows",
+}
 
 
 ENGINE_FIXES = {
@@ -319,8 +398,12 @@ ENGINE_FIXES = {
              f"{SPARK_ROWS_PER_S['row']:,} rows/s with `predict` on one row per call, "
              f"{SPARK_ROWS_PER_S['stacked']:,} with one call per partition)",
     "dask": "call it once per chunk or partition on the rows stacked into one batch "
-            "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`)",
-    "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`)",
+            "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`; measured on a 2-worker "
+            f"LocalCluster: {DASK_ROWS_PER_S['row']:,} rows/s with a task per row, "
+            f"{DASK_ROWS_PER_S['stacked']:,} with one call per chunk)",
+    "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`; measured on "
+           f"ray.init(num_cpus=2): {RAY_ROWS_PER_S['row']:,} rows/s with a task per row, "
+           f"{RAY_ROWS_PER_S['stacked']:,} with map_batches)",
 }
 
 
@@ -344,7 +427,7 @@ def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bo
     with True for a session's feed, where a list is a batch (for Keras it is the model's inputs)."""
     func = call.func
     if isinstance(func, cst.Attribute):
-        receiver = analysis.kind_of(func.value).kind
+        receiver = engine_models.model_kind(analysis, func.value)  # also a Dask worker's `get_worker().model`
         if receiver is Kind.KERAS_MODEL and func.attr.value in api.MODEL_BATCH_METHODS:
             given = argument(call, 0, "x")
             return [(given, False)] if given is not None else []
@@ -354,7 +437,8 @@ def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bo
                 return [(e.value, True) for e in feed.elements if isinstance(e, cst.DictElement)]
             return []
     callee = analysis.kind_of(func)
-    if callee.kind in (Kind.KERAS_MODEL, Kind.SAVED_MODEL, Kind.TF_FUNCTION) and callee.origin is not call \
+    if engine_models.model_kind(analysis, func) in (Kind.KERAS_MODEL, Kind.SAVED_MODEL, Kind.TF_FUNCTION) \
+            and callee.origin is not call \
             and call.args and call.args[0].keyword is None and not call.args[0].star:
         return [(call.args[0].value, False)]
     return []
@@ -473,6 +557,9 @@ class _ItemsOf:
                 for element in node.slice)
         if isinstance(node, cst.Attribute):
             return self.is_row(node.value, depth + 1)
+        if isinstance(node, (cst.List, cst.Tuple)) and node.elements:  # a row udf's columns: `[[age, income]]`
+            return all(not isinstance(e, cst.StarredElement) and self.is_row(e.value, depth + 1)
+                       for e in node.elements)
         if isinstance(node, cst.BinaryOperation):
             return self.is_row(node.left, depth + 1) or self.is_row(node.right, depth + 1)
         if isinstance(node, cst.Call):
