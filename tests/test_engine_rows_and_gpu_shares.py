@@ -211,3 +211,94 @@ GPU = """\
 ])
 def test_ray_gpu_shares_from_variables_and_config(body: str, expected) -> None:
     assert findings(GPU.replace("{body}", body), Config()) == expected
+
+
+# TFP401: zero-GPU Ray workers, local Dask clusters on one GPU, TF1 sessions per engine task -----------
+RAY_ZERO = """\
+    import ray
+    import tensorflow as tf
+
+    @ray.remote
+    def augment(images):
+        {setup}return tf.image.random_flip_left_right(tf.constant(images)).numpy()
+
+    @ray.remote(num_gpus={gpus})
+    class Trainer:
+        def __init__(self):
+            self.model = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(1)])
+    """
+
+
+@pytest.mark.parametrize("setup, gpus, expected", [
+    ("", "1", [(5, "TFP401")]),
+    ("", "0", []),  # no task asks for a GPU: nothing says the node has one
+    ("tf.config.set_visible_devices([], 'GPU')\n        ", "1", []),
+    ("ray.get_runtime_context()\n        ", "1", [(5, "TFP401")]),
+])
+def test_ray_zero_gpu_task_next_to_a_gpu_actor(setup: str, gpus: str, expected) -> None:
+    source = RAY_ZERO.replace("{setup}", setup).replace("{gpus}", gpus)
+    assert findings(source, Config()) == expected
+
+
+def test_a_runtime_env_that_names_cuda_visible_devices_silences_it() -> None:
+    source = RAY_ZERO.replace("{setup}", "").replace("{gpus}", "1") + (
+        "\n    ray.init(runtime_env={'env_vars': {'RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO': '1'}})\n")
+    assert findings(source, Config()) == []
+
+
+DASK_GPU = """\
+    import tensorflow as tf
+    from dask.distributed import Client, LocalCluster
+
+    def train(k):
+        return float(tf.reduce_sum(tf.random.normal((8, 8))) * k)
+
+    if __name__ == "__main__":
+        with LocalCluster({options}) as cluster, Client(cluster) as client:
+            print(client.gather(client.map(train, range(8))))
+    """
+
+
+@pytest.mark.parametrize("options, expected", [
+    ("n_workers=2, resources={'GPU': 1}", [(8, "TFP401")]),
+    ("n_workers=1, resources={'GPU': 1}", []),
+    ("n_workers=2", []),  # no GPU advertised
+    ("n_workers=2, processes=False, resources={'GPU': 1}", []),  # threads: one process
+])
+def test_dask_local_cluster_whose_workers_all_advertise_the_gpu(options: str, expected) -> None:
+    assert findings(DASK_GPU.replace("{options}", options), Config()) == expected
+
+
+SPARK_SESSION = """\
+    import tensorflow.compat.v1 as tf
+    from pyspark import SparkContext
+
+    def score(rows):
+        with tf.device("/GPU:0"):
+            x = tf.placeholder(tf.float32, [None, 4])
+            y = tf.reduce_sum(x, axis=1)
+        {config}
+        with tf.Session({arguments}) as sess:
+            for row in rows:
+                yield sess.run(y, {x: [row]})
+
+    if __name__ == "__main__":
+        SparkContext().parallelize([[1.0] * 4] * 8, 2).mapPartitions(score).collect()
+    """
+
+
+@pytest.mark.parametrize("config, arguments, expected", [
+    ("", "", [(9, "TFP401")]),
+    ("config = tf.ConfigProto(gpu_options=tf.GPUOptions(allow_growth=False))", "config=config", [(9, "TFP401")]),
+    ("config = tf.ConfigProto(gpu_options=tf.GPUOptions(allow_growth=True))", "config=config", []),
+    ("config = tf.ConfigProto(device_count={'GPU': 0})", "config=config", []),
+])
+def test_tf1_session_per_engine_task(config: str, arguments: str, expected) -> None:
+    source = SPARK_SESSION.replace("{config}", config or "pass").replace("{arguments}", arguments)
+    assert findings(source, Config()) == expected
+
+
+def test_no_gpu_in_the_file_no_session_finding() -> None:
+    source = SPARK_SESSION.replace('with tf.device("/GPU:0"):', "if True:").replace("{config}", "pass") \
+        .replace("{arguments}", "")
+    assert findings(source, Config()) == []

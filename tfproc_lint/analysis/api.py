@@ -218,6 +218,17 @@ GPU_MEMORY_LIMITS = frozenset({
 GPU_MEMORY_ENVIRONMENT = frozenset({"CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR"})
 # TF1 `GPUOptions` fields, also set as attributes (`config.gpu_options.allow_growth = True`).
 GPU_MEMORY_OPTIONS = frozenset({"allow_growth", "per_process_gpu_memory_fraction", "visible_device_list"})
+TF1_GPU_OPTIONS = frozenset({"tensorflow.GPUOptions"})
+TF1_DEVICE_COUNT = "device_count"  # ConfigProto(device_count={"GPU": 0}): a session with no GPU device
+# Dask: a LocalCluster's worker count and the resources each worker advertises (the same for all:
+# LocalCluster does not split the machine's GPUs among its workers, unlike dask-cuda).
+DASK_WORKER_COUNT = "n_workers"
+DASK_RESOURCES = "resources"
+DASK_GPU_RESOURCE = "GPU"
+# Names whose mention (a runtime_env's env_vars, a launcher) may hide or limit the GPUs of engine
+# workers: TFP401's engine checks stay silent. RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1 makes Ray give
+# zero-GPU workers an empty CUDA_VISIBLE_DEVICES (by default, Ray 2.60 leaves the node's: measured).
+GPU_HIDING_VARIABLES = (*sorted(GPU_MEMORY_ENVIRONMENT), "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO")
 # Calls that show the code means to use a GPU (besides GPU device strings such as "/GPU:0").
 GPU_QUERIES = frozenset({
     "tensorflow.test.is_gpu_available",

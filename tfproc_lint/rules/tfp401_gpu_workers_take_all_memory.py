@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines, gpu_shares
+from tfproc_lint.analysis import api, engine_gpus, engines, gpu_shares
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
@@ -82,7 +82,17 @@ class GpuWorkersTakeAllMemory(Rule):
         "`SparkConf().set(...)`), where a partition function or UDF given to Spark in the same function "
         "runs TensorFlow with no memory limit in its own code, at import, or in the executors' environment "
         "(`spark.executorEnv.TF_FORCE_GPU_ALLOW_GROWTH`): Spark runs several tasks on one GPU and does not "
-        "limit their memory. No automatic fix (manual edit required): turn on memory growth in the task, or "
+        "limit their memory. Ray also: a task or actor that asks for no GPU and runs TensorFlow, in a file "
+        "whose other tasks or actors ask for GPUs: Ray 2.60 leaves the node's `CUDA_VISIBLE_DEVICES` to "
+        "zero-GPU workers (runtime-facts §7), so its TensorFlow maps the GPU memory the GPU workers need. "
+        "Dask: a `LocalCluster` (or `Client`) of 2 or more worker processes (`n_workers=` a literal) that "
+        "each advertise a GPU (`resources={\"GPU\": ...}`), whose tasks run TensorFlow: LocalCluster gives "
+        "every worker the same GPUs. Any engine: a TF1 `Session` made in a task function (a Spark or Dask "
+        "task, a Ray task or actor with no `num_gpus`) on a GPU the file shows (as for pools), with no "
+        "`gpu_options` memory option (`allow_growth=False` counts as none). These three stay silent when "
+        "the file limits GPU memory anywhere, names `CUDA_VISIBLE_DEVICES`, `TF_FORCE_GPU_ALLOW_GROWTH` or "
+        "`RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO` in a string (a `runtime_env`), or gives a session "
+        "`device_count`. No automatic fix (manual edit required): turn on memory growth in the task, or "
         "in the actor's `__init__`, before the first op. Example (Ray):"
     )
     options = ("assume-start-method", "target-python", "assume-gpu")
@@ -219,6 +229,9 @@ class GpuWorkersTakeAllMemory(Rule):
     def check_file(self, analysis: FileAnalysis):
         yield from self._ray_fractional_gpus(analysis)
         yield from self._spark_gpu_share(analysis)
+        yield from self._engine_sessions(analysis)
+        yield from self._ray_zero_gpu_workers(analysis)
+        yield from self._dask_gpu_clusters(analysis)
         candidates: list[tuple[Owner, list[Owner]]] = []
         single_processes: list[Owner] = []
         order = analysis.symbols.order_of_node
@@ -329,6 +342,58 @@ class GpuWorkersTakeAllMemory(Rule):
                 "function, before its first op, turn on tf.config.experimental.set_memory_growth or set a memory_limit",
             )
             return
+
+    @staticmethod
+    def _engine_sessions(analysis: FileAnalysis):
+        """A TF1 Session made in an engine task (a Spark or Dask task, a Ray task or actor with no
+        `num_gpus`) with no `gpu_options.allow_growth` (nor another limit) anywhere in the file,
+        where the file shows a GPU (or `assume-gpu`): each worker process maps nearly all GPU memory."""
+        found = engine_gpus.session_tasks(analysis)
+        evidence = gpu_evidence(analysis) if found else ""
+        if not evidence:
+            return
+        for function, session in found:
+            yield Report(
+                session,
+                f"`{analysis.code(session, 40)}` makes a TF1 session in `{function.node.name.value}`, which "
+                f"runs in the engine's worker processes, with no GPU memory option, on a GPU ({_evidence(evidence)}): "
+                "each worker process that runs it maps nearly all memory of every visible GPU, so the "
+                "next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); give the session "
+                "`config=tf.compat.v1.ConfigProto(gpu_options=tf.compat.v1.GPUOptions(allow_growth=True))`",
+            )
+
+    @staticmethod
+    def _ray_zero_gpu_workers(analysis: FileAnalysis):
+        """A Ray task or actor with no `num_gpus` that runs TensorFlow, in a file whose other
+        tasks or actors ask for GPUs: Ray 2.60 leaves the node's CUDA_VISIBLE_DEVICES to it."""
+        for found in engine_gpus.ray_zero_gpu_workers(analysis):
+            what = "task" if engines.is_function(found.info) else "actor"
+            other = "task" if engines.is_function(found.gpu_info) else "actor"
+            yield Report(
+                found.info.node.name,
+                f"Ray {what} `{found.info.node.name.value}` asks for no GPU and runs TensorFlow, next to the "
+                f"{other} `{found.gpu_info.node.name.value}` that asks for num_gpus={analysis.code(found.gpus, 20)}: "
+                "Ray leaves the node's CUDA_VISIBLE_DEVICES to zero-GPU workers (measured on Ray 2.60), so on a "
+                "GPU node its TensorFlow sees the GPUs and maps nearly all their memory, and the GPU "
+                f"{other} can fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the {what}, before "
+                "its first op, hide the GPUs (tf.config.set_visible_devices([], 'GPU')) or turn on memory growth, "
+                "or start Ray with RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1",
+            )
+
+    @staticmethod
+    def _dask_gpu_clusters(analysis: FileAnalysis):
+        """A local Dask cluster of several worker processes that each advertise a GPU, whose tasks
+        run TensorFlow with no GPU memory limit."""
+        for found in engine_gpus.dask_gpu_clusters(analysis):
+            yield Report(
+                found.cluster,
+                f"The {found.workers} worker processes of this local Dask cluster each advertise a GPU "
+                f"(resources={{'GPU': ...}}) on the same machine, and the task `{found.task.node.name.value}` runs "
+                "TensorFlow there with no GPU memory limit: the first worker to run it maps nearly all memory of every "
+                "GPU and the others fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task (or a "
+                "WorkerPlugin's setup), before the first op, turn on tf.config.experimental.set_memory_growth, "
+                "or run one worker per GPU (dask-cuda's LocalCUDACluster)",
+            )
 
     def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
         """The process is made in a loop (or comprehension) of its function, and not joined in the

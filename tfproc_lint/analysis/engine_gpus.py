@@ -1,0 +1,154 @@
+"""GPU memory in engine workers beyond fractional shares (TFP401): TF1 sessions made in engine tasks
+with no GPU memory option, and Ray tasks or actors that ask for no GPU next to ones that ask for GPUs
+(Ray 2.60 leaves the node's CUDA_VISIBLE_DEVICES to zero-GPU workers: shared/runtime-facts.md §7).
+Any memory limit in the file, any mention of the variables that hide GPUs, silences both: prefer a
+miss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from tfproc_lint.analysis import api, engines, gpu_shares
+from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.settings import memory_limits
+from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo
+from tfproc_lint.analysis.values import keyword
+from tfproc_lint.analysis.walk import iter_tree
+
+
+def real_limits(analysis) -> list:
+    """memory_limits, less TF1 options set to False (`GPUOptions(allow_growth=False)`, an empty
+    `GPUOptions()`, `config.gpu_options.allow_growth = False`)."""
+    return [limit for limit in memory_limits(analysis) if _limits(analysis, limit.anchor)]
+
+
+def _limits(analysis, anchor) -> bool:
+    if isinstance(anchor, cst.Assign):
+        return not _false(anchor.value)
+    if isinstance(anchor, cst.Call):
+        options = [arg for arg in anchor.args if arg.keyword is not None
+                   and arg.keyword.value in api.GPU_MEMORY_OPTIONS]
+        if analysis.name_of(anchor.func) in api.TF1_GPU_OPTIONS or options:
+            return any(not _false(arg.value) for arg in options)
+    return True
+
+
+def _false(node) -> bool:
+    return (isinstance(node, cst.Name) and node.value == "False") or (
+        isinstance(node, (cst.Integer, cst.Float)) and not node.evaluated_value)
+
+
+def _hides_gpus_somewhere(analysis) -> bool:
+    """A string naming CUDA_VISIBLE_DEVICES or Ray's override anywhere (a runtime_env, a launcher),
+    docstrings aside."""
+    for node in iter_tree(analysis.module):
+        if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) \
+                and any(name in node.evaluated_value for name in api.GPU_HIDING_VARIABLES):
+            parents = analysis.ancestors(node)
+            if not (parents and isinstance(parents[0], cst.Expr)):
+                return True
+    return False
+
+
+def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
+    """(task function, Session call) for each engine task function (a Spark or Dask task, a Ray
+    task or actor method with no `num_gpus`) that makes a TF1 Session, in a file with no GPU
+    memory limit at all."""
+    if not analysis.engine_routes.active or real_limits(analysis) or _hides_gpus_somewhere(analysis):
+        return []
+    if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == api.TF1_DEVICE_COUNT
+           for node in iter_tree(analysis.module)):
+        return []  # `ConfigProto(device_count={"GPU": 0})`: a session may see no GPU
+    asked = {info for info, _, _ in _ray_gpu_asks(analysis)}
+    found = []
+    for function in sorted(engines.worker_functions(analysis), key=lambda f: f.order):
+        if function in asked or function.class_info in asked:
+            continue  # num_gpus given: a GPU of its own, or a share (reported as such)
+        for node in engines.code_reached(analysis, [function]):
+            if isinstance(node, cst.Call) and _makes_session(analysis, node):
+                found.append((function, node))
+                break
+    return found
+
+
+def _makes_session(analysis, call: cst.Call) -> bool:
+    return api.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
+
+
+@dataclass(frozen=True)
+class ZeroGpuWorker:
+    info: FunctionInfo | ClassInfo
+    gpu_info: FunctionInfo | ClassInfo  # a task or actor of the same file that asks for GPUs
+    gpus: cst.BaseExpression
+
+
+def ray_zero_gpu_workers(analysis) -> list[ZeroGpuWorker]:
+    """Ray tasks and actors that ask for no GPU (no `num_gpus`, or 0) and run TensorFlow, in a file
+    whose other tasks or actors ask for GPUs (so the cluster has GPU nodes), with no GPU memory limit
+    and nothing hiding the GPUs anywhere in the file."""
+    routes = analysis.engine_routes
+    if not routes.active:
+        return []
+    asks = _ray_gpu_asks(analysis)
+    positive = [(info, node) for info, node, scope in asks if (gpu_shares.number(analysis, node, scope) or 0) > 0]
+    if not positive or real_limits(analysis) or _hides_gpus_somewhere(analysis):
+        return []
+    asked = {info for info, _, _ in asks}
+    found = []
+    for info in [*analysis.symbols.functions.values(), *analysis.symbols.classes.values()]:
+        if info in asked or routes.ray_remote_options(info) is False:
+            continue
+        if isinstance(info, FunctionInfo) and info.class_info is not None:
+            continue  # a method: its class is the actor
+        if any(analysis.tf.function_runs(function) for function in engines.functions_of(analysis, info)):
+            found.append(ZeroGpuWorker(info, positive[0][0], positive[0][1]))
+    return found
+
+
+def _ray_gpu_asks(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.BaseExpression, object]]:
+    """Ray tasks and actors given a `num_gpus` (in the decorator or in `.options(...)`), with it and
+    the scope it resolves in; `num_gpus=0` written out counts as no GPU."""
+    asks = [(info, keyword(decorator, api.RAY_GPU_OPTION), _scope(info))
+            for info, decorator in engines.ray_remotes(analysis)]
+    asks += [(c.owner.extra["info"], c.owner.extra["num_gpus"], c.site.scope) for c in analysis.crossings
+             if engines.is_engine(c) and c.owner.extra.get("num_gpus") is not None and c.owner.extra.get("info")]
+    return [(info, node, scope) for info, node, scope in asks if node is not None and not _false(node)]
+
+
+def _scope(info):
+    return info.scope.parent if isinstance(info, FunctionInfo) else info.outer
+
+
+@dataclass(frozen=True)
+class DaskGpuCluster:
+    cluster: cst.Call  # LocalCluster(...) or Client(...) that makes one
+    workers: int
+    task: FunctionInfo  # a Dask task function of the file that runs TensorFlow
+
+
+def dask_gpu_clusters(analysis) -> list[DaskGpuCluster]:
+    """A local Dask cluster of several worker processes (`n_workers=` a literal of 2 or more) that
+    each advertise a GPU (`resources={"GPU": ...}`), in a file whose Dask tasks run TensorFlow, with no
+    GPU memory limit and nothing hiding the GPUs anywhere: LocalCluster gives every worker the same
+    GPUs, so each worker's TensorFlow maps nearly all their memory."""
+    if not analysis.engine_routes.active or real_limits(analysis) or _hides_gpus_somewhere(analysis):
+        return []
+    tasks = []
+    for crossing in analysis.crossings:
+        if engines.is_engine(crossing) and engines.engine(crossing) == "dask" and crossing.callable is not None:
+            function = engines.task_worker(analysis, crossing).function
+            if function is not None and function not in tasks and analysis.tf.function_runs(function):
+                tasks.append(function)
+    if not tasks:
+        return []
+    found = []
+    for call in engines.dask_process_clusters(analysis):
+        workers, resources = keyword(call, api.DASK_WORKER_COUNT), keyword(call, api.DASK_RESOURCES)
+        if not (isinstance(workers, cst.Integer) and workers.evaluated_value >= 2 and isinstance(resources, cst.Dict)):
+            continue
+        if any(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+               and e.key.evaluated_value == api.DASK_GPU_RESOURCE for e in resources.elements):
+            found.append(DaskGpuCluster(call, workers.evaluated_value, tasks[0]))
+    return found
