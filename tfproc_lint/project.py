@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from tfproc_lint.analysis import api
@@ -55,6 +56,10 @@ class Project:
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._acting: dict[Path, bool] = {}
         self._closures: dict[Path, set[Path]] = {}
+        # Where summaries persist between runs (cache.SummaryStore, set by the front end that has a
+        # cache; False: none can be used), and how many function facts each had when last stored or read.
+        self.store = None
+        self._stored: dict[tuple[Path, bool], int] = {}
 
     def names_for(self, path: Path | str) -> ProjectNames:
         """How names in the file at `path` resolve through the project's modules."""
@@ -147,6 +152,8 @@ class Project:
             if previous is not None:
                 previous |= self.used
             self.used, self._answers = previous, answers
+            if previous is None:
+                self.save_summaries()
 
     def summary(self, module: str, importer: Path | None = None) -> ModuleSummary | None:
         """The summary of `module` as imported by the file at `importer`. Modules the linted file
@@ -182,7 +189,8 @@ class Project:
         with_project = self._depth < MAX_SUMMARY_DEPTH
         known = self._summaries.get((path, with_project))
         if known is None or known[0] != digest:
-            known = self._summarize(path, module, data, digest, with_project)
+            known = self._load_stored(path, module, data, digest, with_project) \
+                or self._summarize(path, module, data, digest, with_project)
             self._summaries[(path, with_project)] = known
         if self.used is not None:
             self.used.add((str(path), digest))
@@ -204,6 +212,56 @@ class Project:
             self.used = previous
             self._active.discard(path)
         return digest, summary, frozenset(consulted)
+
+    # summaries kept between runs ----------------------------------------------------------------------
+    def _store_key(self, path: Path, digest: str, with_project: bool) -> str:
+        key = hashlib.blake2b(digest.encode("ascii"), digest_size=20)
+        for part in (path, with_project, self.layout, self.config.target_python, self.config.assume_start_method,
+                     self.config.default_start_method()):
+            key.update(b"\0" + str(part).encode("utf-8", "surrogatepass"))
+        return key.hexdigest()
+
+    def _load_stored(self, path: Path, module: str, data: bytes, digest: str, with_project: bool):
+        """(digest, summary, consulted) from the store, or None. Function facts not stored (no
+        importing module had asked for them) are worked out from the module when asked."""
+        if not self.store:
+            return None
+        entry = self.store.load(self._store_key(path, digest, with_project))
+        if entry is None:
+            return None
+        try:
+            summary = ModuleSummary.from_dict(entry["summary"])
+            names = set(entry["names"])
+            consulted = frozenset((str(p), str(d)) for p, d in entry["deps"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+        def analyse() -> ModuleSummary | None:
+            _, computed, read = self._summarize(path, module, data, digest, with_project)
+            if self.used is not None:
+                self.used |= read  # what it read is what the stored facts were read from too
+            return computed
+
+        rest = _DeferredFunctions(names - set(summary.functions), self, analyse, with_project)
+        functions = _KnownFunctions(dict(summary.functions), rest)
+        self._stored[(path, with_project)] = len(summary.functions)
+        return digest, replace(summary, functions=functions), consulted
+
+    def save_summaries(self) -> None:
+        """Store each summary that has more function facts than when last stored or read."""
+        if not self.store:
+            return
+        for (path, with_project), (digest, summary, consulted) in list(self._summaries.items()):
+            if summary is None:
+                continue
+            facts, names, more = _facts_so_far(summary.functions)
+            key = (path, with_project)
+            if self._stored.get(key, -1) >= len(facts):
+                continue
+            self._stored[key] = len(facts)
+            deps = {(str(path), digest), *consulted, *more}
+            self.store.save(self._store_key(path, digest, with_project),
+                            {"summary": summary.to_dict(facts), "names": sorted(names), "deps": sorted(deps)})
 
     def _compute(self, path: Path, module: str, data: bytes, with_project: bool) -> ModuleSummary | None:
         try:
@@ -388,6 +446,47 @@ class _DeferredFunctions(Mapping):
 
     def __len__(self) -> int:
         return len(self._load())
+
+
+class _KnownFunctions(Mapping):
+    """A stored summary's functions: the facts stored, then the rest from the module's analysis
+    (`_DeferredFunctions`) when an importing module asks for one of them."""
+
+    def __init__(self, known: dict, rest: _DeferredFunctions) -> None:
+        self.known = known
+        self.rest = rest
+
+    def __contains__(self, name) -> bool:
+        return name in self.known or name in self.rest
+
+    def __getitem__(self, name: str):
+        if name in self.known:
+            return self.known[name]
+        return self.rest[name]
+
+    def __iter__(self):
+        yield from self.known
+        yield from (name for name in self.rest if name not in self.known)
+
+    def __len__(self) -> int:
+        return len(self.known) + len(self.rest._names)
+
+
+def _facts_so_far(functions) -> tuple[dict, set, frozenset]:
+    """(the function facts worked out so far, every function's name, the files read to work them
+    out) without working out more."""
+    if isinstance(functions, _KnownFunctions):
+        facts, names, more = _facts_so_far(functions.rest)
+        return {**functions.known, **facts}, names | set(functions.known), more
+    if isinstance(functions, _DeferredFunctions):
+        if functions._functions is None:
+            return {}, set(functions._names), frozenset()
+        facts, names, more = _facts_so_far(functions._functions)
+        return facts, names, more | functions.consulted
+    done = getattr(functions, "done", None)  # summaries._LazyFunctions
+    if done is not None:
+        return dict(done), set(functions), frozenset()
+    return dict(functions), set(functions), frozenset()
 
 
 _TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})

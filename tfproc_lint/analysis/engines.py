@@ -177,6 +177,11 @@ class EngineRoutes:
             owner = _owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
             crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = target, site.scope
+        elif (imported := self.imported_ray_task(target, site.scope, site.order)) is not None:
+            route = _route("a Ray task (.remote())", "remote")
+            crossing = Crossing(route, call, site, _owner("ray", call, "one", "task", imported=imported),
+                                Pickling.ALWAYS)
+            crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
             crossing = Crossing(_route("a Ray actor method (.remote())", "remote"), call, site,
                                 _owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
@@ -204,6 +209,25 @@ class EngineRoutes:
                     wrapped = self.classifier.classify(wrap.args[0].value, binding.scope, binding.order)
                     if wrapped.kind in (Kind.FUNCTION, Kind.CLASS) and wrapped.info is not None:
                         return wrapped.info, options if options is not None else True
+        return None
+
+    def imported_ray_task(self, node, scope: Scope, order: int):
+        """The facts of a function of another project module that `node` runs as a Ray task: one
+        decorated with `@ray.remote` there, or wrapped here (`remote = ray.remote(score)`)."""
+        project = self.classifier.project
+        if project is None:
+            return None
+        facts = project.function(self.classifier.qualified_name(node, scope, order))
+        if facts is not None:
+            return facts if facts.ray_task else None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
+                wrap, binding = bindings[0].value, bindings[0]
+                head = wrap.func.func if isinstance(wrap.func, cst.Call) else wrap.func
+                if self.classifier.qualified_name(head, binding.scope, binding.order) == api.RAY_REMOTE and wrap.args:
+                    wrapped = self.classifier.qualified_name(wrap.args[0].value, binding.scope, binding.order)
+                    return project.function(wrapped)
         return None
 
     def _is_actor_handle(self, node, scope: Scope, order: int) -> bool:
@@ -393,6 +417,9 @@ def task_worker(analysis, crossing: Crossing):
     info = crossing.owner.extra.get("info")
     if worker.function is None and isinstance(info, FunctionInfo):
         return Worker(WorkerKind.FUNCTION, crossing.callable, crossing.callable_scope, info)
+    imported = crossing.owner.extra.get("imported")
+    if worker.imported is None and imported is not None:
+        return Worker(WorkerKind.UNKNOWN, crossing.callable, crossing.callable_scope, imported=imported)
     return worker
 
 

@@ -308,7 +308,7 @@ class ModuleFacts:
                         instance.origin, cst.Call) else None
                     return Worker(WorkerKind.FUNCTION if static else WorkerKind.METHOD, node, scope, method,
                                   instance_class=None if static else klass, instance_origin=origin)
-            return Worker(WorkerKind.UNKNOWN, node, scope)
+            return Worker(WorkerKind.UNKNOWN, node, scope, imported=self._imported_function(node, scope, order))
         value = self.classifier.classify(node, scope, order)
         if value.kind is Kind.TF_FUNCTION:
             return Worker(WorkerKind.TF_FUNCTION, node, scope)
@@ -317,9 +317,13 @@ class ModuleFacts:
             parent = info.scope.parent
             nested = parent is not None and parent.kind in ("function", "lambda")
             return Worker(WorkerKind.CLOSURE if nested else WorkerKind.FUNCTION, node, scope, info)
-        imported = self.project.function(self.classifier.qualified_name(node, scope, order)) \
-            if self.project is not None else None
-        return Worker(WorkerKind.UNKNOWN, node, scope, imported=imported)
+        return Worker(WorkerKind.UNKNOWN, node, scope, imported=self._imported_function(node, scope, order))
+
+    def _imported_function(self, node: cst.BaseExpression, scope: Scope, order: int):
+        """The facts of the project function `node` names (`score`, `workers.score`), or None."""
+        if self.project is None:
+            return None
+        return self.project.function(self.classifier.qualified_name(node, scope, order))
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
         """The function of this file a call runs: a function, a method, or a class's __init__."""

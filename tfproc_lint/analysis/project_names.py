@@ -48,6 +48,10 @@ class FunctionFacts:
     starts: Effect | None = None  # calling it may start TensorFlow's runtime
     returns: str | None = None  # the Kind value of the TensorFlow state it returns ("keras_model")
     runs_tf: bool = False  # its code starts or uses the runtime (as a worker: a TF worker)
+    # As a worker, it builds TF state on every call where one build per worker would serve every
+    # call (TFP301): the first such build, and where.
+    builds: Effect | None = None
+    ray_task: bool = False  # decorated with `@ray.remote`: `f.remote(...)` runs it as a Ray task
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,11 @@ class ModuleSummary:
     exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
     star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
 
-    def to_dict(self) -> dict:
+    def to_dict(self, functions: Mapping[str, FunctionFacts] | None = None) -> dict:
+        """Plain data (JSON); `functions`: only these facts (those worked out so far), not all."""
         data = asdict(replace(self, functions={}))
-        data["functions"] = {name: asdict(facts) for name, facts in self.functions.items()}
+        chosen = self.functions if functions is None else functions
+        data["functions"] = {name: asdict(facts) for name, facts in chosen.items()}
         return data
 
     @classmethod
@@ -73,7 +79,8 @@ class ModuleSummary:
             return None if item is None else Effect(item["reason"], Place(**item["place"]))
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
-                                         f["runs_tf"]) for name, f in data["functions"].items()}
+                                         f["runs_tf"], effect(f["builds"]), f["ray_task"])
+                     for name, f in data["functions"].items()}
         return cls(module=data["module"], path=data["path"], functions=functions,
                    state={name: (kind, line) for name, (kind, line) in data["state"].items()},
                    on_import=effect(data["on_import"]),
