@@ -52,6 +52,9 @@ class FunctionFacts:
     # call (TFP301): the first such build, and where.
     builds: Effect | None = None
     ray_task: bool = False  # decorated with `@ray.remote`: `f.remote(...)` runs it as a Ray task
+    # A constructor (`Class.__init__`): the `self.x` attributes holding TF state once the object is
+    # made, whatever its arguments: (attribute, Kind value, line).
+    holds: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class ModuleSummary:
             return None if item is None else Effect(item["reason"], Place(**item["place"]))
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
-                                         f["runs_tf"], effect(f["builds"]), f["ray_task"])
+                                         f["runs_tf"], effect(f["builds"]), f["ray_task"],
+                                         tuple(tuple(held) for held in f["holds"]))
                      for name, f in data["functions"].items()}
         return cls(module=data["module"], path=data["path"], functions=functions,
                    state={name: (kind, line) for name, (kind, line) in data["state"].items()},

@@ -62,7 +62,13 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         builders = movable_builders(analysis, info)
         builds = Effect(f"`{analysis.code(builders[0], 40)}`", place(builders[0])) if builders else None
         ray_task = "." not in name and analysis.engine_routes.ray_remote_options(info) is not False
-        return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task)
+        holds = ()
+        if info.class_info is not None and info.node.name.value == "__init__":
+            holds = tuple((attribute, value.kind.value, analysis.line_of(value.origin))
+                          for attribute, value in analysis.state_attributes(info.class_info)
+                          if isinstance(value.origin, cst.CSTNode))
+        return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
+                             holds)
 
     infos = {}
     module_scope = analysis.symbols.module_scope
