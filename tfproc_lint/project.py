@@ -291,7 +291,7 @@ class Project:
             except (SourceError, RecursionError):
                 return None
 
-        if self._acts_at_import(path, syntax_tree):
+        if self._acts_at_import(path, syntax_tree) or _defines_state(syntax_tree, self.layout.package_of(path)):
             return analyse()
         # Importing it runs no code that can start the runtime or fix the start method: only its
         # functions can matter, and LibCST reads the module when an importing module asks for one.
@@ -494,6 +494,27 @@ _PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "c
                                "torch"})
 _FIXING = frozenset({api.SET_START_METHOD, api.GET_CONTEXT, api.GET_START_METHOD})
 _BUILTINS = frozenset(dir(builtins))
+
+
+def _defines_state(tree: ast.Module, package: str | None) -> bool:
+    """A module-level name may hold TensorFlow state made without starting the runtime (a
+    `tf.function`, a graph): an assignment from a call, or a decorated function, that names
+    TensorFlow or Keras. Importing the module does not act, but its summary's state must be read."""
+    packages = {name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                for name, bound in _imported(node, package) if name is not None
+                and bound.split(".")[0] in _TENSORFLOW_PACKAGES}
+    if not packages:
+        return False
+    for node in _import_time_nodes(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            roots = {_root_name(decorator) for decorator in node.decorator_list}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            roots = {_root_name(node.value)}
+        else:
+            continue
+        if roots & packages:
+            return True
+    return False
 
 
 def _import_time_nodes(statements):

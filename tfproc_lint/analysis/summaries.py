@@ -91,7 +91,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         if last.kind == "import" and last.qualified:
             exports[name] = last.qualified
             continue
-        if last.kind in ("assign", "annassign", "with") and last.value is not None:
+        if last.kind in ("assign", "annassign", "with", "def") and last.value is not None:
             value = analysis.classifier.classify_binding(last)
             if value.kind in STATE:
                 state[name] = (value.kind.value, analysis.line_of(last.value))

@@ -184,19 +184,24 @@ class RuntimeStateCrossesProcess(Rule):
             return
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
-                message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
+                made = value.extra.get("place") if value.extra else None  # in another module of the project
+                message = outcomes.sent_state_message(analysis, crossing, node, value.kind, made)
                 if message is not None:
                     fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
-                    yield Report(node, message, fix=fix)
+                    yield Report(node, message, fix=fix, related=((made, "made here"),) if made is not None else ())
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
             if worker.kind is WorkerKind.TF_FUNCTION:
+                value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
+                made = value.extra.get("place") if value.extra else None
                 yield Report(
                     crossing.callable,
-                    f"tf.function `{analysis.code(crossing.callable, 30)}` used as the callable of "
+                    f"tf.function `{analysis.code(crossing.callable, 30)}`"
+                    f"{f' (made in {made})' if made is not None else ''} used as the callable of "
                     f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
                     "function that calls it",
+                    related=((made, "made here"),) if made is not None else (),
                 )
 
     @staticmethod
