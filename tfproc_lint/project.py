@@ -274,7 +274,7 @@ class Project:
                 and not may_reach_tensorflow(text, path, self.layout):
             package = self.layout.package_of(path)
             exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
-            return ModuleSummary(own_name, display, exports=exports)
+            return ModuleSummary(own_name, display, exports=exports, constants=_constants_in(text))
         try:
             syntax_tree = parse_guard(text)  # positions per statement, not by generating the module
         except SourceError:
@@ -291,14 +291,16 @@ class Project:
             except (SourceError, RecursionError):
                 return None
 
+        constants = _constants(syntax_tree)
         if self._acts_at_import(path, syntax_tree) or _defines_state(syntax_tree, self.layout.package_of(path)):
-            return analyse()
+            summary = analyse()
+            return replace(summary, constants=constants) if summary is not None else None
         # Importing it runs no code that can start the runtime or fix the start method: only its
         # functions can matter, and LibCST reads the module when an importing module asks for one.
         package = self.layout.package_of(path)
         exports, stars, functions = _top_level_names(syntax_tree, package)
         return ModuleSummary(own_name, display, functions=_DeferredFunctions(functions, self, analyse, with_project),
-                             exports=exports, star_exports=stars)
+                             exports=exports, star_exports=stars, constants=constants)
 
     # import-time behaviour, read with CPython's ast ------------------------------------------------------
     def _acts_at_import(self, path: Path, tree: ast.Module) -> bool:
@@ -494,6 +496,50 @@ _PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "c
                                "torch"})
 _FIXING = frozenset({api.SET_START_METHOD, api.GET_CONTEXT, api.GET_START_METHOD})
 _BUILTINS = frozenset(dir(builtins))
+
+
+_NUMBER_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*\s*(?::[^=\n]*)?=\s*[-+]?[\d.]", re.MULTILINE)
+
+
+def _constants_in(text: str) -> dict[str, float]:
+    """`_constants` of a module's text, parsed only when a line looks like `NAME = <number>`."""
+    if not _NUMBER_ASSIGNMENT.search(text):
+        return {}
+    try:
+        return _constants(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+
+
+def _constants(tree: ast.Module) -> dict[str, float]:
+    """Module-level names bound exactly once, at the top level, to a literal number (or `a / b` of
+    two): what a `num_gpus=config.GPU_SHARE` elsewhere reads."""
+    found: dict[str, float] = {}
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = bound.get(name.id, 0) + 1
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = _number(node.value)
+            if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                found[targets[0].id] = value
+    return {name: value for name, value in found.items() if bound.get(name) == 1}
+
+
+def _number(node) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _number(node.left), _number(node.right)
+        if left is not None and right:
+            return left / right
+    return None
 
 
 def _defines_state(tree: ast.Module, package: str | None) -> bool:

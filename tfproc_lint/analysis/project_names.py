@@ -68,6 +68,7 @@ class ModuleSummary:
     fixes_context: Effect | None = None  # importing it fixes the default start method (TFP203)
     exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
     star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
+    constants: dict[str, float] = field(default_factory=dict)  # module-level numbers bound once (`GPU_SHARE = 0.5`)
 
     def to_dict(self, functions: Mapping[str, FunctionFacts] | None = None) -> dict:
         """Plain data (JSON); `functions`: only these facts (those worked out so far), not all."""
@@ -90,7 +91,7 @@ class ModuleSummary:
                    on_import=effect(data["on_import"]),
                    start_method=tuple(data["start_method"]) if data["start_method"] else None,
                    fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
-                   star_exports=tuple(data["star_exports"]))
+                   star_exports=tuple(data["star_exports"]), constants=dict(data["constants"]))
 
 
 class ProjectNames:
@@ -148,6 +149,13 @@ class ProjectNames:
             return None
         kind, line = summary.state[attribute]
         return Kind(kind), Place(summary.path, line)
+
+    def constant(self, qualified: str | None) -> float | None:
+        """The number a project module's global is bound to once (`config.GPU_SHARE`), or None."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        return summary.constants.get(attribute) if summary is not None else None
 
     def modules_run_by_import(self, imported: str) -> list[ModuleSummary]:
         """The project modules `import a.b.c` runs: `a`, `a.b`, `a.b.c` (those that exist)."""

@@ -72,10 +72,11 @@ class GpuWorkersTakeAllMemory(Rule):
     )
     engines = (
         "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
-        "`.options(num_gpus=0.5)`, the share written as a literal or as a module constant bound once) "
+        "`.options(num_gpus=0.5)`, the share written as a literal or as a module constant bound once, "
+        "of this module or, with project analysis, of another module of the project: `config.GPU_SHARE`) "
         "that runs TensorFlow with no memory limit in its own code. Ray packs several such workers onto "
         "one GPU and does not limit their memory; code the driver runs does not reach them. A share from "
-        "a config attribute, a parameter or a name bound more than once is not read. Spark: "
+        "a config object's attribute, a parameter or a name bound more than once is not read. Spark: "
         "`spark.task.resource.gpu.amount` below 1 (`SparkSession.builder.config(...)` or "
         "`SparkConf().set(...)`), where a partition function or UDF given to Spark in the same function "
         "runs TensorFlow with no memory limit in its own code, at import, or in the executors' environment "
@@ -288,7 +289,7 @@ class GpuWorkersTakeAllMemory(Rule):
                 continue
             what = "task" if engines.is_function(info) else "actor"
             spelled = analysis.code(gpus, 20)
-            if isinstance(gpus, cst.Name):
+            if isinstance(gpus, (cst.Name, cst.Attribute)):
                 spelled += f" ({value:g})"
             yield Report(
                 gpus,
