@@ -523,6 +523,12 @@ DASK_LOCAL_CLUSTERS = frozenset({"distributed.LocalCluster", "distributed.deploy
 DASK_CLIENTS = frozenset({"distributed.Client", "distributed.client.Client", "dask.distributed.Client"})
 DASK_CLUSTER_THREADS_OPTION = "processes"
 DASK_CLIENT_ADDRESS_OPTION = "address"
+# Dask's `Client()` given no address connects to the scheduler named by the `scheduler-address`
+# config when one is set (distributed/client.py; the DASK_SCHEDULER_ADDRESS variable sets it). A
+# module that names that setting (reads it, sets it) expects a running scheduler: its `Client()`
+# starts no local cluster. Strings, and the keyword form `dask.config.set(scheduler_address=...)`.
+DASK_SCHEDULER_ADDRESS_STRINGS = frozenset({"scheduler-address", "scheduler_address", "DASK_SCHEDULER_ADDRESS"})
+DASK_SCHEDULER_ADDRESS_KEYWORD = "scheduler_address"
 # Dask's initializers: a plugin whose setup() runs once per worker, or a function run on each.
 DASK_INITIALIZERS = frozenset({"register_plugin", "register_worker_plugin", "run"})
 DASK_DELAYED = frozenset({"dask.delayed", "dask.delayed.delayed"})

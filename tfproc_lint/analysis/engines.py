@@ -695,6 +695,7 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
     `Client(...)` given no scheduler address (it makes a LocalCluster); not with
     `processes=False` (threads), nor when `processes=` is anything but a literal True."""
     found = []
+    configured = None
     for site in analysis.symbols.calls:
         call = site.node
         if any(arg.star for arg in call.args):
@@ -704,6 +705,10 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
             if keyword(call, api.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
                     arg.keyword is None for arg in call.args):
                 continue  # connects to a scheduler that exists (or a cluster made elsewhere)
+            if configured is None:
+                configured = names_dask_scheduler_address(analysis)
+            if configured:
+                continue  # Client() connects to the scheduler the configuration names
         elif name not in api.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
             continue  # the third positional argument is `processes`
         processes = keyword(call, api.DASK_CLUSTER_THREADS_OPTION)
@@ -732,3 +737,17 @@ def bound_model_per_task(analysis, crossing: Crossing) -> cst.BaseExpression | N
         return None
     value = analysis.classifier.classify(callable_.value, crossing.callable_scope, crossing.site.order)
     return callable_.value if value.kind is Kind.KERAS_MODEL else None
+
+
+def names_dask_scheduler_address(analysis) -> bool:
+    """Whether the module names Dask's `scheduler-address` setting (`dask.config.get(
+    "scheduler-address")`, `dask.config.set(scheduler_address=...)`, DASK_SCHEDULER_ADDRESS): then
+    its `Client()` given no address connects to that scheduler instead of making a local cluster."""
+    for node in iter_tree(analysis.module):
+        if isinstance(node, cst.SimpleString):
+            if node.evaluated_value in api.DASK_SCHEDULER_ADDRESS_STRINGS:
+                return True
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            if node.keyword.value == api.DASK_SCHEDULER_ADDRESS_KEYWORD:
+                return True
+    return False

@@ -10,6 +10,7 @@ package's `__init__.py`, `from x import *`) transitively; cycles end the search.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
@@ -172,17 +173,27 @@ class ProjectNames:
         for name in imported_module_names(statement, self.package):
             yield from self.modules_run_by_import(name)
 
-    def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
+    def import_effect(self, statement, attribute: str, own_path: str | None = None
+                      ) -> tuple[ModuleSummary, Effect] | None:
         """The first project module an import statement runs whose summary has an effect at import
-        (`attribute`: "on_import", "fixes_context"), with that effect."""
+        (`attribute`: "on_import", "fixes_context"), with that effect. An effect that happens in
+        `own_path` (the importing module's file) comes from an import cycle back into that module,
+        which finds it half-initialised and runs none of it: skipped."""
         return next(((summary, getattr(summary, attribute)) for summary in self.run_by(statement)
-                     if getattr(summary, attribute) is not None), None)
+                     if getattr(summary, attribute) is not None
+                     and not _same_file(getattr(summary, attribute).place.path, own_path)), None)
 
     def imported_start_method(self, analysis) -> tuple[str, int] | None:
         """The start method that the project modules `analysis`'s module imports at its top level
         set at import (the first such import's)."""
         return next((summary.start_method for statement in _top_level_imports(analysis.module.body)
                      for summary in self.run_by(statement) if summary.start_method is not None), None)
+
+
+def _same_file(path: str, own_path: str | None) -> bool:
+    if own_path is None:
+        return False
+    return os.path.normcase(os.path.abspath(path)) == os.path.normcase(os.path.abspath(own_path))
 
 
 def _top_level_imports(statements):
