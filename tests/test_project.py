@@ -233,6 +233,16 @@ def test_flake8_plugin_reads_the_project() -> None:
     assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
 
 
+def test_flake8_plugin_keeps_summaries_in_the_cache_folder(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "fixtures" / "projects" / "worker_loads_per_task", tmp_path / "p")
+    command = [sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "score_all.py"]
+    first = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    stored = list((tmp_path / "p" / ".tfproc_lint_cache").glob("*/summaries/*.json"))
+    assert "TFP301" in first.stdout and stored, first.stdout + first.stderr
+    again = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    assert again.stdout == first.stdout
+
+
 def test_module_level_start_method_of_an_imported_library_holds(tmp_path: Path, capsys, monkeypatch) -> None:
     """A library that sets fork at import: the entry point's pools fork (no assumption needed)."""
     (tmp_path / ".git").mkdir()
