@@ -121,3 +121,20 @@ def test_a_function_registered_for_sql_runs_per_row() -> None:
 def test_registering_a_udf_object_is_judged_where_it_is_made() -> None:
     source = REGISTER.format(register='scorer = udf(score, "double")\n        spark.udf.register("score", scorer)')
     assert findings(source) == [(11, "TFP301")]  # the udf(...) call, not the register
+
+
+def test_a_handler_loading_through_a_self_helper_but_not_from_self_state() -> None:
+    helper = SERVE.format(method="__call__").replace(
+        'model = keras.models.load_model("m.keras")', "model = self._load()") + (
+        '\n        def _load(self):\n            return keras.models.load_model("m.keras")\n')
+    assert findings(helper) == [(9, "TFP301")]
+    from_self = SERVE.format(method="__call__").replace('load_model("m.keras")', "load_model(self.path)")
+    assert findings(from_self) == []  # self.path may change between requests
+
+
+def test_a_multiplexed_loader_called_per_request_is_cached() -> None:
+    source = SERVE.format(method="__call__").replace(
+        'model = keras.models.load_model("m.keras")', "model = self.get_model('tenant-a')") + (
+        "\n        @serve.multiplexed(max_num_models_per_replica=2)\n        def get_model(self, model_id):\n"
+        '            return keras.models.load_model("m.keras")\n')
+    assert findings(source) == []

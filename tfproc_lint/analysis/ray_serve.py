@@ -26,12 +26,16 @@ def request_handlers(analysis) -> list[tuple[FunctionInfo, ClassInfo | None]]:
         klass = info.class_info
         if klass is not None:
             if _decorated(analysis, klass.node, klass.outer, api.RAY_SERVE_DEPLOYMENTS) \
-                    and _serves_requests(info.node.name.value, klass) \
-                    and not _decorated(analysis, info.node, klass.scope, api.RAY_SERVE_CACHED):
+                    and _serves_requests(info.node.name.value, klass) and not cached_by_serve(analysis, info):
                 found.append((info, klass))
         elif _decorated(analysis, info.node, info.scope.parent or info.scope, api.RAY_SERVE_DEPLOYMENTS):
             found.append((info, None))
     return found
+
+
+def cached_by_serve(analysis, info: FunctionInfo) -> bool:
+    """A `@serve.multiplexed` method: Serve keeps what it returns per model id."""
+    return info.class_info is not None and _decorated(analysis, info.node, info.class_info.scope, api.RAY_SERVE_CACHED)
 
 
 def _serves_requests(name: str, klass: ClassInfo) -> bool:

@@ -296,9 +296,13 @@ class MissingWorkerInitializer(Rule):
             builders = per_task_builders(analysis, info)
             if not builders or _trains(info) or engines.returns_state(analysis, info):
                 continue
-            derived = derived_names(info.node)
-            if any(_depends_on_task(analysis, info, builder, derived) for builder in builders):
-                continue  # built from the request (or from self): one per replica may not serve them
+            # `self.load()` is not built from the request; `load_model(self.path)` may be (the path
+            # may change between requests), and stays silent
+            derived = derived_names(info.node) - {info.self_name}
+            if any(_depends_on_task(analysis, info, builder, derived)
+                   or any(reads_any(arg.value, {info.self_name}) for arg in builder.args)
+                   for builder in builders):
+                continue  # built from the request: one per replica may not serve them
             name = f"{klass.node.name.value}.{info.node.name.value}" if klass is not None else info.node.name.value
             where = "the deployment's __init__" if klass is not None else "the __init__ of a deployment class"
             yield Report(
@@ -378,7 +382,8 @@ def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.
         if depth < 2 and site is not None:
             callee = analysis.worker(call.func, site.scope, site.order)
             helper = callee.function
-            if helper is not None and helper is not info and not _is_cached(helper):
+            if helper is not None and helper is not info and not _is_cached(helper) \
+                    and not ray_serve.cached_by_serve(analysis, helper):
                 if per_task_builders(analysis, helper, depth + 1):
                     builders.append(call)
     return builders
