@@ -271,6 +271,8 @@ class EngineRoutes:
         route = _route(f"{_receiver_noun(receiver)}.{method}()", method)
         crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
+        if (receiver, method) in api.SPARK_UDF_REGISTRATIONS and self._registers_wrapped_udf(crossing.callable, site):
+            return None
         if receiver == "dask.client":
             for arg in call.args:
                 if arg is positional_args[index] or (arg.keyword is not None
@@ -278,6 +280,14 @@ class EngineRoutes:
                     continue
                 self._add_items(crossing, arg.value, site.scope, per_item=method == "map" and arg.keyword is None)
         return crossing
+
+    def _registers_wrapped_udf(self, node, site: CallSite) -> bool:
+        """`spark.udf.register("f", g)` where `g` is not a plain function of this module (a
+        `@udf` / `@pandas_udf` function, a `udf(...)` object): it runs as that wrapper says."""
+        if isinstance(node, cst.Lambda):
+            return False
+        info = self.function_named(node, site.scope, site.order)
+        return info is None or self.wraps_as_task(info)
 
     def _add_items(self, crossing: Crossing, node, scope: Scope, per_item: bool) -> None:
         """An argument of a task; for `client.map`, the items of a display or comprehension."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
@@ -42,7 +42,8 @@ def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.
         if depth < 2 and site is not None:
             callee = analysis.worker(call.func, site.scope, site.order)
             helper = callee.function
-            if helper is not None and helper is not info and not _is_cached(helper):
+            if helper is not None and helper is not info and not _is_cached(helper) \
+                    and not ray_serve.cached_by_serve(analysis, helper):
                 if per_task_builders(analysis, helper, depth + 1):
                     builders.append(call)
     return builders
