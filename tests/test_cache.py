@@ -319,3 +319,22 @@ def test_the_batch_module_names_the_same_prefiltered_outcome() -> None:
     from tfproc_lint import batch
 
     assert batch._PREFILTERED == cache_module.PREFILTERED
+
+
+def test_the_file_index_remembers_a_stopped_file_only_when_its_verdict_is_its_own(
+        project, settled, read, capsys) -> None:
+    """A file that starts processes but names no TensorFlow: stopped by the pre-filter. When it
+    imports no project module, that verdict is its own and the index remembers it; when it imports
+    one (whose edit could change the verdict), it is read again on every run."""
+    (project / "helpers.py").write_text("def double(x):\n    return 2 * x\n", encoding="utf-8")
+    (project / "alone.py").write_text("import multiprocessing as mp\n\nwith mp.Pool(2) as pool:\n"
+                                      "    print(pool.map(abs, [-1, 2]))\n", encoding="utf-8")
+    (project / "with_helper.py").write_text("import multiprocessing as mp\n\nfrom helpers import double\n\n"
+                                            "with mp.Pool(2) as pool:\n    print(pool.map(double, [1, 2]))\n",
+                                            encoding="utf-8")
+    check(capsys, ".")
+    index = json.loads(next((project / DEFAULT_CACHE_DIR).glob(f"*/{cache_module.INDEX_NAME}")).read_text())
+    assert index["0./alone.py"][-1] == cache_module.PREFILTERED and "0./with_helper.py" not in index
+    read.clear()
+    check(capsys, ".")
+    assert read == ["./with_helper.py"]

@@ -207,6 +207,21 @@ if __name__ == "__main__":
     assert "context has already been set" in last
 
 
+def test_a_start_method_a_library_sets_at_import_names_the_library_in_the_fix(tmp_path):
+    (tmp_path / "forking_lib.py").write_text('import multiprocessing\nmultiprocessing.set_start_method("fork")\n',
+                                             encoding="utf-8")
+    proc = guarded(tmp_path, """
+import multiprocessing as mp
+import forking_lib
+
+if __name__ == "__main__":
+    mp.set_start_method("spawn")
+""")
+    last = proc.stderr.strip().splitlines()[-1]
+    assert proc.returncode == 1 and "StartMethodError: TFP203: set_start_method('spawn') at " in last
+    assert "Fix: remove the call at " in last and "forking_lib.py:2, which runs whenever its module is imported" in last
+
+
 def test_a_pool_started_at_import_under_spawn_is_tfp202_not_a_lost_task(tmp_path):
     # Without the guard every spawned worker dies re-importing the script and the pool replaces it forever.
     proc = guarded(tmp_path, """

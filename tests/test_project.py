@@ -20,7 +20,7 @@ from tfproc_lint import cache as cache_module, cli
 from tfproc_lint.analysis.prefilter import may_match, may_need_project
 from tfproc_lint.analysis.project_names import ModuleSummary
 from tfproc_lint.config import Config
-from tfproc_lint.project import project_for
+from tfproc_lint.project import Project, project_for
 from tfproc_lint.project_layout import clear_caches, find_root, imported_names, layout_for
 
 PROJECTS = sorted(p for p in (ROOT / "fixtures" / "projects").iterdir() if p.is_dir())
@@ -199,11 +199,48 @@ def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: f
     assert run() == ["TFP201"]
 
 
+def test_summaries_persist_and_go_stale_with_the_files_they_read(tmp_path: Path, monkeypatch) -> None:
+    """A summary stored by one run serves the next without analysing its module again; function
+    facts not stored are worked out when asked; an edit to a module it read makes it stale."""
+    shutil.copytree(ROOT / "fixtures" / "projects" / "worker_loads_per_task", tmp_path / "p")
+    monkeypatch.chdir(tmp_path / "p")
+    clear_caches()
+    store = cache_module.SummaryStore(tmp_path / "summaries")
+
+    def facts(name: str):
+        project = Project(layout_for("score_all.py", Config().src), Config())
+        project.store = store
+        with project.lint_scope():
+            return project.names_for("score_all.py").function(name)
+
+    first = facts("scoring.tasks.score_file")
+    assert first.builds is not None and first.builds.place.line == 10
+    assert len(list(store.directory.glob("*.json"))) == 3  # scoring, scoring.tasks and the scoring.models it imports
+    with monkeypatch.context() as patched:
+        patched.setattr(Project, "_summarize", lambda *args: pytest.fail("analysed again"))
+        assert facts("scoring.tasks.score_file") == first
+    assert facts("scoring.tasks.score_with").builds is None  # not stored: worked out now
+    models = Path("scoring/models.py")
+    models.write_text(models.read_text(encoding="utf-8").replace("tf.keras.models.load_model(MODEL_PATH)",
+                                                                 "MODEL_PATH"), encoding="utf-8")
+    assert facts("scoring.tasks.score_file").builds is None  # the helper no longer loads a model
+
+
 def test_flake8_plugin_reads_the_project() -> None:
     directory = ROOT / "fixtures" / "projects" / "imported_worker"
     result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "run_jobs.py"], cwd=directory,
                             capture_output=True, text=True, env=run_env(), timeout=120)
     assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
+
+
+def test_flake8_plugin_keeps_summaries_in_the_cache_folder(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "fixtures" / "projects" / "worker_loads_per_task", tmp_path / "p")
+    command = [sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "score_all.py"]
+    first = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    stored = list((tmp_path / "p" / ".tfproc_lint_cache").glob("*/summaries/*.json"))
+    assert "TFP301" in first.stdout and stored, first.stdout + first.stderr
+    again = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    assert again.stdout == first.stdout
 
 
 def test_module_level_start_method_of_an_imported_library_holds(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -251,7 +251,10 @@ def _lint_text(task: _Task) -> FileResult:
 def _project_of(task: _Task):
     from tfproc_lint.project import project_for
 
-    return project_for(task.display, task.config) if os.path.isfile(task.display) else None
+    project = project_for(task.display, task.config) if os.path.isfile(task.display) else None
+    if project is not None and project.store is None and task.cache is not None:
+        project.store = task.cache.summaries()  # summaries persist with the results
+    return project
 
 
 def _lint_task(task: _Task, result: FileResult) -> None:

@@ -13,6 +13,8 @@ decided by the pre-filter faster than a cache lookup). Writes are atomic (a temp
 `os.replace`), so concurrent runs and `-j` workers never read half an entry. A missing, corrupt or
 unwritable entry is a miss, never an error; an unusable cache folder turns the cache off with one
 warning (`open_cache`). `--fix` and `--diff` do not use it: they rewrite and re-check each file.
+Project module summaries (tfproc_lint/project.py) are kept beside the entries (`SummaryStore`),
+each with the files it was read from, served only while they are unchanged.
 
 The file index (`FileIndex`, like git's index) spares a second run reading and screening every
 file: for each path it remembers the file's `os.stat` signature (device, inode, size, modification
@@ -42,6 +44,7 @@ DEFAULT_CACHE_DIR = ".tfproc_lint_cache"
 _NOT_RESULTS = frozenset({"cache_dir", "warnings"})
 _FORMAT = 3  # bumped when an entry's layout changes
 INDEX_NAME = "file-index"  # the file index (JSON), in the versioned folder beside the entries
+SUMMARIES = "summaries"  # project module summaries (SummaryStore), in the versioned folder
 # A file changed less than this before a run may change again without a new timestamp (coarse
 # file system clocks: 2 s on FAT, 1 s on ext3 and HFS+); its signature is not remembered.
 RACY_SECONDS = 2.0
@@ -65,6 +68,10 @@ class ResultCache:
         key.update(b"\0" + display.encode("utf-8", "surrogatepass") + b"\0" + bytes([fix_edits]))
         key.update(b"\0" + settings_key(config).encode("utf-8", "surrogatepass"))
         return key.hexdigest()
+
+    def summaries(self) -> "SummaryStore":
+        """Where project module summaries are kept (tfproc_lint/project.py reads and writes them)."""
+        return SummaryStore(self.directory / SUMMARIES)
 
     def file_index(self) -> "FileIndex":
         return FileIndex.load(self.directory / INDEX_NAME)
@@ -99,6 +106,45 @@ class ResultCache:
         if deps:
             entry["deps"] = [list(dep) for dep in deps]
         try:
+            descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(descriptor, "w", encoding="utf-8") as stream:
+                    json.dump(entry, stream, separators=(",", ":"))
+                os.replace(temporary, self.directory / f"{key}.json")
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:  # full disk, folder removed meanwhile: the next run recomputes
+            pass
+
+
+@dataclasses.dataclass(frozen=True)
+class SummaryStore:
+    """Project module summaries by key (the module file's content digest and everything else its
+    summary can depend on, tfproc_lint/project.py makes it), each valid while the files it read
+    (deps) are unchanged. Missing, stale or unreadable: None, never an error."""
+
+    directory: Path
+
+    def load(self, key: str) -> dict | None:
+        import json
+
+        try:
+            with open(self.directory / f"{key}.json", encoding="utf-8") as stream:
+                entry = json.load(stream)
+            if not deps_unchanged(entry["deps"]):
+                return None
+            return entry
+        except Exception:  # noqa: BLE001 - missing, truncated, edited by hand: recompute
+            return None
+
+    def save(self, key: str, entry: dict) -> None:
+        """Store `entry` (plain data with a "deps" list of [path, digest]) atomically."""
+        import json
+        import tempfile
+
+        try:
+            self.directory.mkdir(exist_ok=True)
             descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as stream:

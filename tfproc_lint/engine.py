@@ -150,7 +150,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             end_line=position.end.line,
             end_col=position.end.column,
             related=tuple(_related(analysis, node, text) for node, text in report.related),
-            manual_edit=refusal if fix is None else None,
+            manual_edit=(refusal or report.manual) if fix is None else None,
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
 

@@ -18,6 +18,7 @@ import ast
 import functools
 import os
 import sys
+from pathlib import Path
 from typing import Iterator
 
 from tfproc_lint import __version__
@@ -91,6 +92,8 @@ class TFProcPlugin:
         _import_engine()
         from tfproc_lint.engine import UNSCREENED, SourceError, lint_source
 
+        _keep_summaries(self.filename, self.config)
+
         try:
             diagnostics = lint_source(source, self.filename, self.config, respect_noqa=False,
                                       notebook=self.filename.endswith(NBQA_SUFFIX),
@@ -117,6 +120,22 @@ def _import_engine() -> None:
         all_rules()  # the rule modules, now rather than inside the first file's lint
 
     load_frozen(load)
+
+
+def _keep_summaries(filename: str, config) -> None:
+    """The project's module summaries come from, and go to, tfproc-lint's cache folder (the one
+    `tfproc-lint check` uses: `cache-dir`, else `.tfproc_lint_cache` in the project's root); a
+    folder that cannot be used leaves them in memory."""
+    from tfproc_lint.project import project_for
+
+    project = project_for(filename, config) if os.path.isfile(filename) else None
+    if project is None or project.store is not None:
+        return
+    from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
+
+    directory = Path(config.cache_dir).expanduser() if config.cache_dir else project.layout.root / DEFAULT_CACHE_DIR
+    cache, _ = open_cache(directory)
+    project.store = cache.summaries() if cache is not None else False
 
 
 def opt_in_selectors(options) -> tuple[str, ...]:

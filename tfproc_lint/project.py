@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from tfproc_lint.analysis import api
@@ -55,6 +56,10 @@ class Project:
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._acting: dict[Path, bool] = {}
         self._closures: dict[Path, set[Path]] = {}
+        # Where summaries persist between runs (cache.SummaryStore, set by the front end that has a
+        # cache; False: none can be used), and how many function facts each had when last stored or read.
+        self.store = None
+        self._stored: dict[tuple[Path, bool], int] = {}
 
     def names_for(self, path: Path | str) -> ProjectNames:
         """How names in the file at `path` resolve through the project's modules."""
@@ -147,6 +152,8 @@ class Project:
             if previous is not None:
                 previous |= self.used
             self.used, self._answers = previous, answers
+            if previous is None:
+                self.save_summaries()
 
     def summary(self, module: str, importer: Path | None = None) -> ModuleSummary | None:
         """The summary of `module` as imported by the file at `importer`. Modules the linted file
@@ -182,7 +189,8 @@ class Project:
         with_project = self._depth < MAX_SUMMARY_DEPTH
         known = self._summaries.get((path, with_project))
         if known is None or known[0] != digest:
-            known = self._summarize(path, module, data, digest, with_project)
+            known = self._load_stored(path, module, data, digest, with_project) \
+                or self._summarize(path, module, data, digest, with_project)
             self._summaries[(path, with_project)] = known
         if self.used is not None:
             self.used.add((str(path), digest))
@@ -205,6 +213,56 @@ class Project:
             self._active.discard(path)
         return digest, summary, frozenset(consulted)
 
+    # summaries kept between runs ----------------------------------------------------------------------
+    def _store_key(self, path: Path, digest: str, with_project: bool) -> str:
+        key = hashlib.blake2b(digest.encode("ascii"), digest_size=20)
+        for part in (path, with_project, self.layout, self.config.target_python, self.config.assume_start_method,
+                     self.config.default_start_method()):
+            key.update(b"\0" + str(part).encode("utf-8", "surrogatepass"))
+        return key.hexdigest()
+
+    def _load_stored(self, path: Path, module: str, data: bytes, digest: str, with_project: bool):
+        """(digest, summary, consulted) from the store, or None. Function facts not stored (no
+        importing module had asked for them) are worked out from the module when asked."""
+        if not self.store:
+            return None
+        entry = self.store.load(self._store_key(path, digest, with_project))
+        if entry is None:
+            return None
+        try:
+            summary = ModuleSummary.from_dict(entry["summary"])
+            names = set(entry["names"])
+            consulted = frozenset((str(p), str(d)) for p, d in entry["deps"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+        def analyse() -> ModuleSummary | None:
+            _, computed, read = self._summarize(path, module, data, digest, with_project)
+            if self.used is not None:
+                self.used |= read  # what it read is what the stored facts were read from too
+            return computed
+
+        rest = _DeferredFunctions(names - set(summary.functions), self, analyse, with_project)
+        functions = _KnownFunctions(dict(summary.functions), rest)
+        self._stored[(path, with_project)] = len(summary.functions)
+        return digest, replace(summary, functions=functions), consulted
+
+    def save_summaries(self) -> None:
+        """Store each summary that has more function facts than when last stored or read."""
+        if not self.store:
+            return
+        for (path, with_project), (digest, summary, consulted) in list(self._summaries.items()):
+            if summary is None:
+                continue
+            facts, names, more = _facts_so_far(summary.functions)
+            key = (path, with_project)
+            if self._stored.get(key, -1) >= len(facts):
+                continue
+            self._stored[key] = len(facts)
+            deps = {(str(path), digest), *consulted, *more}
+            self.store.save(self._store_key(path, digest, with_project),
+                            {"summary": summary.to_dict(facts), "names": sorted(names), "deps": sorted(deps)})
+
     def _compute(self, path: Path, module: str, data: bytes, with_project: bool) -> ModuleSummary | None:
         try:
             text = decode(data).text
@@ -216,7 +274,7 @@ class Project:
                 and not may_reach_tensorflow(text, path, self.layout):
             package = self.layout.package_of(path)
             exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
-            return ModuleSummary(own_name, display, exports=exports)
+            return ModuleSummary(own_name, display, exports=exports, constants=_constants_in(text))
         try:
             syntax_tree = parse_guard(text)  # positions per statement, not by generating the module
         except SourceError:
@@ -233,14 +291,16 @@ class Project:
             except (SourceError, RecursionError):
                 return None
 
-        if self._acts_at_import(path, syntax_tree):
-            return analyse()
+        constants = _constants(syntax_tree)
+        if self._acts_at_import(path, syntax_tree) or _defines_state(syntax_tree, self.layout.package_of(path)):
+            summary = analyse()
+            return replace(summary, constants=constants) if summary is not None else None
         # Importing it runs no code that can start the runtime or fix the start method: only its
         # functions can matter, and LibCST reads the module when an importing module asks for one.
         package = self.layout.package_of(path)
         exports, stars, functions = _top_level_names(syntax_tree, package)
         return ModuleSummary(own_name, display, functions=_DeferredFunctions(functions, self, analyse, with_project),
-                             exports=exports, star_exports=stars)
+                             exports=exports, star_exports=stars, constants=constants)
 
     # import-time behaviour, read with CPython's ast ------------------------------------------------------
     def _acts_at_import(self, path: Path, tree: ast.Module) -> bool:
@@ -390,11 +450,117 @@ class _DeferredFunctions(Mapping):
         return len(self._load())
 
 
+class _KnownFunctions(Mapping):
+    """A stored summary's functions: the facts stored, then the rest from the module's analysis
+    (`_DeferredFunctions`) when an importing module asks for one of them."""
+
+    def __init__(self, known: dict, rest: _DeferredFunctions) -> None:
+        self.known = known
+        self.rest = rest
+
+    def __contains__(self, name) -> bool:
+        return name in self.known or name in self.rest
+
+    def __getitem__(self, name: str):
+        if name in self.known:
+            return self.known[name]
+        return self.rest[name]
+
+    def __iter__(self):
+        yield from self.known
+        yield from (name for name in self.rest if name not in self.known)
+
+    def __len__(self) -> int:
+        return len(self.known) + len(self.rest._names)
+
+
+def _facts_so_far(functions) -> tuple[dict, set, frozenset]:
+    """(the function facts worked out so far, every function's name, the files read to work them
+    out) without working out more."""
+    if isinstance(functions, _KnownFunctions):
+        facts, names, more = _facts_so_far(functions.rest)
+        return {**functions.known, **facts}, names | set(functions.known), more
+    if isinstance(functions, _DeferredFunctions):
+        if functions._functions is None:
+            return {}, set(functions._names), frozenset()
+        facts, names, more = _facts_so_far(functions._functions)
+        return facts, names, more | functions.consulted
+    done = getattr(functions, "done", None)  # summaries._LazyFunctions
+    if done is not None:
+        return dict(done), set(functions), frozenset()
+    return dict(functions), set(functions), frozenset()
+
+
 _TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
 _PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "concurrent", "joblib", "loky", "pathos",
                                "torch"})
 _FIXING = frozenset({api.SET_START_METHOD, api.GET_CONTEXT, api.GET_START_METHOD})
 _BUILTINS = frozenset(dir(builtins))
+
+
+_NUMBER_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*\s*(?::[^=\n]*)?=\s*[-+]?[\d.]", re.MULTILINE)
+
+
+def _constants_in(text: str) -> dict[str, float]:
+    """`_constants` of a module's text, parsed only when a line looks like `NAME = <number>`."""
+    if not _NUMBER_ASSIGNMENT.search(text):
+        return {}
+    try:
+        return _constants(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+
+
+def _constants(tree: ast.Module) -> dict[str, float]:
+    """Module-level names bound exactly once, at the top level, to a literal number (or `a / b` of
+    two): what a `num_gpus=config.GPU_SHARE` elsewhere reads."""
+    found: dict[str, float] = {}
+    bound: dict[str, int] = {}
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = bound.get(name.id, 0) + 1
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = _number(node.value)
+            if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                found[targets[0].id] = value
+    return {name: value for name, value in found.items() if bound.get(name) == 1}
+
+
+def _number(node) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _number(node.left), _number(node.right)
+        if left is not None and right:
+            return left / right
+    return None
+
+
+def _defines_state(tree: ast.Module, package: str | None) -> bool:
+    """A module-level name may hold TensorFlow state made without starting the runtime (a
+    `tf.function`, a graph): an assignment from a call, or a decorated function, that names
+    TensorFlow or Keras. Importing the module does not act, but its summary's state must be read."""
+    packages = {name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                for name, bound in _imported(node, package) if name is not None
+                and bound.split(".")[0] in _TENSORFLOW_PACKAGES}
+    if not packages:
+        return False
+    for node in _import_time_nodes(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            roots = {_root_name(decorator) for decorator in node.decorator_list}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
+            roots = {_root_name(node.value)}
+        else:
+            continue
+        if roots & packages:
+            return True
+    return False
 
 
 def _import_time_nodes(statements):

@@ -60,6 +60,9 @@ STATE_CONSTRUCTORS: dict[str, Kind] = {
     "tensorflow.data.experimental.make_csv_dataset": Kind.DATASET,
     "tensorflow.data.experimental.make_batched_features_dataset": Kind.DATASET,
     "tensorflow.estimator.Estimator": Kind.ESTIMATOR,
+    # Ray AIR's predictor (early Ray 2 releases; not in Ray 2.60: REMOVED_NAMES) builds the model
+    # (`model_definition()`) and loads the checkpoint's weights into it.
+    "ray.train.tensorflow.TensorflowPredictor.from_checkpoint": Kind.KERAS_MODEL,
 }
 # Names of old releases, still found in real code, that the installed versions no longer have.
 REMOVED_NAMES = frozenset({
@@ -67,6 +70,7 @@ REMOVED_NAMES = frozenset({
     "keras.models.model_from_yaml", "keras.models.model_from_config", "keras.backend.get_session",
     "keras.utils.data_utils.Sequence", "tensorflow.contrib.",
     "keras.utils.multi_gpu_model",  # removed in TensorFlow 2.4
+    "ray.train.tensorflow.TensorflowPredictor.from_checkpoint",  # Ray AIR's predictors: not in Ray 2.60
 })
 
 # In graph mode a variable is a graph node: graph state, not an eager resource.
@@ -432,6 +436,21 @@ RAY_SUBMIT = "remote"
 RAY_OPTIONS = "options"
 RAY_PUT = "ray.put"
 RAY_GPU_OPTION = "num_gpus"
+# Ray Train's TensorFlow checkpoint: `TensorflowCheckpoint.from_directory(path)` (or from_saved_model,
+# from_h5, from_model) makes a checkpoint; its `get_model()` loads the Keras model from it
+# (`keras.models.load_model` on the checkpoint's file), so each call is a full load.
+RAY_TF_CHECKPOINT_CLASSES = ("ray.train.tensorflow.TensorflowCheckpoint",
+                             "ray.train.tensorflow.tensorflow_checkpoint.TensorflowCheckpoint")
+RAY_TF_CHECKPOINT_MAKERS = frozenset({"from_directory", "from_saved_model", "from_h5", "from_model"})
+RAY_TF_CHECKPOINT_MODEL_LOADS = frozenset({"get_model"})
+# Ray Serve: a class decorated with `@serve.deployment` (bare or with options) runs as replicas;
+# its `__init__` runs once per replica, its other methods (`__call__`, FastAPI routes, methods
+# called through a handle) on every request, except Serve's own hooks (config changes, periodic
+# health checks) and `@serve.multiplexed` loaders, which Serve caches per model id. A decorated
+# function is called on every request.
+RAY_SERVE_DEPLOYMENTS = frozenset({"ray.serve.deployment"})
+RAY_SERVE_ONCE_METHODS = frozenset({"__init__", "__del__", "reconfigure", "check_health"})
+RAY_SERVE_CACHED = frozenset({"ray.serve.multiplexed"})
 # Engine objects: what a library call returns (a client, a context, a distributed collection).
 ENGINE_FACTORIES: dict[str, str] = {
     "distributed.Client": "dask.client",
@@ -478,6 +497,7 @@ ENGINE_OBJECT_CLASSES = {
     "spark.dataframe": "pyspark.sql.DataFrame",
     "spark.reader": "pyspark.sql.readwriter.DataFrameReader",
     "ray.dataset": "ray.data.Dataset",
+    "spark.udf": "pyspark.sql.udf.UDFRegistration",
 }
 # (object, method or attribute) -> the object it gives; "*" stands for any other method.
 ENGINE_PRODUCES: dict[tuple[str, str], str] = {
@@ -496,6 +516,7 @@ ENGINE_PRODUCES: dict[tuple[str, str], str] = {
     ("spark.session", "sql"): "spark.dataframe",
     ("spark.session", "table"): "spark.dataframe",
     ("spark.session", "read"): "spark.reader",  # spark.read.option(...).parquet(path)
+    ("spark.session", "udf"): "spark.udf",  # spark.udf.register("name", f, returnType)
     ("spark.reader", "format"): "spark.reader",
     ("spark.reader", "option"): "spark.reader",
     ("spark.reader", "options"): "spark.reader",
@@ -532,6 +553,7 @@ ENGINE_TASK_METHODS: dict[tuple[str, str], tuple[int, str]] = {
     ("ray.dataset", "map_batches"): (0, "per-batch"),
     ("ray.dataset", "map"): (0, "per-item"),
     ("ray.dataset", "flat_map"): (0, "per-item"),
+    ("spark.udf", "register"): (1, "per-row"),
 }
 # Calls that send their argument to the workers (or the object store) once.
 ENGINE_SENDS: dict[tuple[str, str], str] = {
@@ -547,6 +569,12 @@ DASK_LOCAL_CLUSTERS = frozenset({"distributed.LocalCluster", "distributed.deploy
 DASK_CLIENTS = frozenset({"distributed.Client", "distributed.client.Client", "dask.distributed.Client"})
 DASK_CLUSTER_THREADS_OPTION = "processes"
 DASK_CLIENT_ADDRESS_OPTION = "address"
+# Dask's `Client()` given no address connects to the scheduler named by the `scheduler-address`
+# config when one is set (distributed/client.py; the DASK_SCHEDULER_ADDRESS variable sets it). A
+# module that names that setting (reads it, sets it) expects a running scheduler: its `Client()`
+# starts no local cluster. Strings, and the keyword form `dask.config.set(scheduler_address=...)`.
+DASK_SCHEDULER_ADDRESS_STRINGS = frozenset({"scheduler-address", "scheduler_address", "DASK_SCHEDULER_ADDRESS"})
+DASK_SCHEDULER_ADDRESS_KEYWORD = "scheduler_address"
 # Dask's initializers: a plugin whose setup() runs once per worker, or a function run on each.
 DASK_INITIALIZERS = frozenset({"register_plugin", "register_worker_plugin", "run"})
 DASK_DELAYED = frozenset({"dask.delayed", "dask.delayed.delayed"})
@@ -560,6 +588,10 @@ SPARK_PANDAS_UDFS = frozenset({"pyspark.sql.functions.pandas_udf"})
 # Spark ML's `predict_batch_udf(make_predict_fn, ...)`: Spark calls `make_predict_fn` once per
 # Python worker (and caches what it returns), then the function it returns once per batch.
 SPARK_PREDICT_BATCH_UDFS = frozenset({"pyspark.ml.functions.predict_batch_udf"})
+# `spark.udf.register("name", f)`: a plain Python function registered for SQL runs once per row;
+# a function already wrapped by `@udf` / `@pandas_udf` keeps its own evaluation (the decorator's
+# route judges it).
+SPARK_UDF_REGISTRATIONS = frozenset({("spark.udf", "register")})
 # Spark GPU scheduling (TFP401): `builder.config(key, value)` / `SparkConf().set(key, value)` with
 # this key below 1 runs several tasks on one GPU at once; Spark gives each task GPU addresses but
 # does not hide the others from it (no CUDA_VISIBLE_DEVICES), so each TensorFlow task maps them all.

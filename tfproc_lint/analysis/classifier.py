@@ -363,7 +363,27 @@ class Classifier(ClassLineage, NameResolver):
             return Value(Kind.GRAPH, origin=node, detail="graph tensor")
         if kind is Kind.KERAS_MODEL and attr == "compile":
             return NONE
+        if attr in api.RAY_TF_CHECKPOINT_MODEL_LOADS and self._is_tf_checkpoint(func.value, scope, order, depth + 1):
+            return Value(Kind.KERAS_MODEL, origin=node, detail=f"TensorflowCheckpoint.{attr}")
         return UNKNOWN
+
+    def _is_tf_checkpoint(self, node, scope: Scope, order: int, depth: int) -> bool:
+        """A Ray Train `TensorflowCheckpoint(...)` / `TensorflowCheckpoint.from_directory(...)`,
+        or a name bound to one."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].value is None:
+                return False
+            binding = bindings[0]
+            return self._is_tf_checkpoint(binding.value, binding.scope, binding.order, depth + 1)
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.qualified_name(node.func, scope, order) or ""
+        made, _, maker = name.rpartition(".")
+        return name in api.RAY_TF_CHECKPOINT_CLASSES or (
+            made in api.RAY_TF_CHECKPOINT_CLASSES and maker in api.RAY_TF_CHECKPOINT_MAKERS)
 
 
 def _joblib_parallel(node: cst.Call, name: str) -> Value:

@@ -177,6 +177,11 @@ class EngineRoutes:
             owner = _owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
             crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = target, site.scope
+        elif (imported := self.imported_ray_task(target, site.scope, site.order)) is not None:
+            route = _route("a Ray task (.remote())", "remote")
+            crossing = Crossing(route, call, site, _owner("ray", call, "one", "task", imported=imported),
+                                Pickling.ALWAYS)
+            crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
             crossing = Crossing(_route("a Ray actor method (.remote())", "remote"), call, site,
                                 _owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
@@ -204,6 +209,25 @@ class EngineRoutes:
                     wrapped = self.classifier.classify(wrap.args[0].value, binding.scope, binding.order)
                     if wrapped.kind in (Kind.FUNCTION, Kind.CLASS) and wrapped.info is not None:
                         return wrapped.info, options if options is not None else True
+        return None
+
+    def imported_ray_task(self, node, scope: Scope, order: int):
+        """The facts of a function of another project module that `node` runs as a Ray task: one
+        decorated with `@ray.remote` there, or wrapped here (`remote = ray.remote(score)`)."""
+        project = self.classifier.project
+        if project is None:
+            return None
+        facts = project.function(self.classifier.qualified_name(node, scope, order))
+        if facts is not None:
+            return facts if facts.ray_task else None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
+                wrap, binding = bindings[0].value, bindings[0]
+                head = wrap.func.func if isinstance(wrap.func, cst.Call) else wrap.func
+                if self.classifier.qualified_name(head, binding.scope, binding.order) == api.RAY_REMOTE and wrap.args:
+                    wrapped = self.classifier.qualified_name(wrap.args[0].value, binding.scope, binding.order)
+                    return project.function(wrapped)
         return None
 
     def _is_actor_handle(self, node, scope: Scope, order: int) -> bool:
@@ -247,6 +271,8 @@ class EngineRoutes:
         route = _route(f"{_receiver_noun(receiver)}.{method}()", method)
         crossing = Crossing(route, call, site, owner, Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
+        if (receiver, method) in api.SPARK_UDF_REGISTRATIONS and self._registers_wrapped_udf(crossing.callable, site):
+            return None
         if receiver == "dask.client":
             for arg in call.args:
                 if arg is positional_args[index] or (arg.keyword is not None
@@ -254,6 +280,14 @@ class EngineRoutes:
                     continue
                 self._add_items(crossing, arg.value, site.scope, per_item=method == "map" and arg.keyword is None)
         return crossing
+
+    def _registers_wrapped_udf(self, node, site: CallSite) -> bool:
+        """`spark.udf.register("f", g)` where `g` is not a plain function of this module (a
+        `@udf` / `@pandas_udf` function, a `udf(...)` object): it runs as that wrapper says."""
+        if isinstance(node, cst.Lambda):
+            return False
+        info = self.function_named(node, site.scope, site.order)
+        return info is None or self.wraps_as_task(info)
 
     def _add_items(self, crossing: Crossing, node, scope: Scope, per_item: bool) -> None:
         """An argument of a task; for `client.map`, the items of a display or comprehension."""
@@ -393,6 +427,9 @@ def task_worker(analysis, crossing: Crossing):
     info = crossing.owner.extra.get("info")
     if worker.function is None and isinstance(info, FunctionInfo):
         return Worker(WorkerKind.FUNCTION, crossing.callable, crossing.callable_scope, info)
+    imported = crossing.owner.extra.get("imported")
+    if worker.imported is None and imported is not None:
+        return Worker(WorkerKind.UNKNOWN, crossing.callable, crossing.callable_scope, imported=imported)
     return worker
 
 
@@ -668,6 +705,7 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
     `Client(...)` given no scheduler address (it makes a LocalCluster); not with
     `processes=False` (threads), nor when `processes=` is anything but a literal True."""
     found = []
+    configured = None
     for site in analysis.symbols.calls:
         call = site.node
         if any(arg.star for arg in call.args):
@@ -677,6 +715,10 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
             if keyword(call, api.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
                     arg.keyword is None for arg in call.args):
                 continue  # connects to a scheduler that exists (or a cluster made elsewhere)
+            if configured is None:
+                configured = names_dask_scheduler_address(analysis)
+            if configured:
+                continue  # Client() connects to the scheduler the configuration names
         elif name not in api.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
             continue  # the third positional argument is `processes`
         processes = keyword(call, api.DASK_CLUSTER_THREADS_OPTION)
@@ -705,3 +747,17 @@ def bound_model_per_task(analysis, crossing: Crossing) -> cst.BaseExpression | N
         return None
     value = analysis.classifier.classify(callable_.value, crossing.callable_scope, crossing.site.order)
     return callable_.value if value.kind is Kind.KERAS_MODEL else None
+
+
+def names_dask_scheduler_address(analysis) -> bool:
+    """Whether the module names Dask's `scheduler-address` setting (`dask.config.get(
+    "scheduler-address")`, `dask.config.set(scheduler_address=...)`, DASK_SCHEDULER_ADDRESS): then
+    its `Client()` given no address connects to that scheduler instead of making a local cluster."""
+    for node in iter_tree(analysis.module):
+        if isinstance(node, cst.SimpleString):
+            if node.evaluated_value in api.DASK_SCHEDULER_ADDRESS_STRINGS:
+                return True
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            if node.keyword.value == api.DASK_SCHEDULER_ADDRESS_KEYWORD:
+                return True
+    return False

@@ -1,8 +1,9 @@
 """Shares of one GPU that an engine asks for (TFP401): Ray's `num_gpus` below 1, written as a
-literal, a module constant, a local variable or a config class's attribute, and Spark's
-`spark.task.resource.gpu.amount` below 1, set on a `SparkSession.builder` or a `SparkConf`. A value
-that does not resolve statically (a parameter, a command-line option, a name bound twice, an
-attribute also set at run time) is no share: prefer a miss."""
+literal, a module constant (of this module, or of another module of the project), a local variable
+or a config class's attribute, and Spark's `spark.task.resource.gpu.amount` below 1, set on a
+`SparkSession.builder` or a `SparkConf`. A value that does not resolve statically (a parameter, a
+command-line option, a name bound twice, an attribute also set at run time) is no share: prefer a
+miss."""
 
 from __future__ import annotations
 
@@ -27,11 +28,17 @@ def number(analysis, node: cst.BaseExpression | None, scope: Scope | None) -> fl
         if owner is None or owner.kind not in ("module", "function"):
             return None
         bindings = owner.bindings.get(node.value, [])
+        if len(bindings) == 1 and bindings[0].kind == "import" and analysis.project is not None:
+            return analysis.project.constant(bindings[0].qualified)  # `from config import GPU_SHARE`
         if len(bindings) != 1 or bindings[0].kind != "assign":
             return None
         return number(analysis, bindings[0].value, None)
     if isinstance(node, cst.Attribute) and scope is not None:
-        return _config_attribute(analysis, node, scope)
+        value = _config_attribute(analysis, node, scope)
+        if value is None and analysis.project is not None:
+            order = analysis.symbols.end_of_file
+            value = analysis.project.constant(analysis.classifier.qualified_name(node, scope, order))  # `config.SHARE`
+        return value
     if isinstance(node, (cst.Float, cst.Integer)):
         return float(node.evaluated_value)
     if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):

@@ -308,7 +308,12 @@ class ModuleFacts:
                         instance.origin, cst.Call) else None
                     return Worker(WorkerKind.FUNCTION if static else WorkerKind.METHOD, node, scope, method,
                                   instance_class=None if static else klass, instance_origin=origin)
-            return Worker(WorkerKind.UNKNOWN, node, scope)
+            made = self._imported_instance(node.value, scope, order)
+            if made is not None:
+                constructor, klass = made
+                method = self.project.function(f"{klass}.{node.attr.value}")
+                return Worker(WorkerKind.UNKNOWN, node, scope, imported=method, imported_constructor=constructor)
+            return Worker(WorkerKind.UNKNOWN, node, scope, imported=self._imported_function(node, scope, order))
         value = self.classifier.classify(node, scope, order)
         if value.kind is Kind.TF_FUNCTION:
             return Worker(WorkerKind.TF_FUNCTION, node, scope)
@@ -317,9 +322,31 @@ class ModuleFacts:
             parent = info.scope.parent
             nested = parent is not None and parent.kind in ("function", "lambda")
             return Worker(WorkerKind.CLOSURE if nested else WorkerKind.FUNCTION, node, scope, info)
-        imported = self.project.function(self.classifier.qualified_name(node, scope, order)) \
-            if self.project is not None else None
-        return Worker(WorkerKind.UNKNOWN, node, scope, imported=imported)
+        return Worker(WorkerKind.UNKNOWN, node, scope, imported=self._imported_function(node, scope, order))
+
+    def _imported_instance(self, node: cst.BaseExpression, scope: Scope, order: int):
+        """(constructor facts, class name) when `node` is an object made here from a class of
+        another project module: `Predictor(path)`, or a name bound once to that call."""
+        if self.project is None:
+            return None
+        if isinstance(node, cst.Name):
+            bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
+                return None
+            node, scope, order = bindings[0].value, bindings[0].scope, bindings[0].order
+        if not isinstance(node, cst.Call):
+            return None
+        klass = self.classifier.qualified_name(node.func, scope, order)
+        facts = self.project.function(klass)
+        if facts is None or not facts.name.endswith(".__init__"):
+            return None
+        return facts, klass
+
+    def _imported_function(self, node: cst.BaseExpression, scope: Scope, order: int):
+        """The facts of the project function `node` names (`score`, `workers.score`), or None."""
+        if self.project is None:
+            return None
+        return self.project.function(self.classifier.qualified_name(node, scope, order))
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
         """The function of this file a call runs: a function, a method, or a class's __init__."""

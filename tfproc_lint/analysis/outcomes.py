@@ -106,8 +106,9 @@ def assumption(crossing: Crossing | None, method: str, why: str) -> str:
     return ""
 
 
-def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind: Kind) -> str | None:
-    """The message for TF state `node` sent through `crossing`, or None when that is harmless."""
+def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind: Kind, made=None) -> str | None:
+    """The message for TF state `node` sent through `crossing`, or None when that is harmless;
+    `made`: where another module of the project makes it (a `Place`)."""
     method, why = analysis.start_method(crossing.owner)
     if crossing.owner.extra.get("proxy") and kind is Kind.KERAS_MODEL:
         return _model_to_manager(analysis, crossing, node, method, why)
@@ -115,8 +116,9 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
     if happens is None:
         return None
     receiver = "the manager process" if crossing.route.kind in _TO_MANAGER else "a worker"
-    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}` sent to {receiver} by {crossing.route}: {happens}; "
-            f"{remedy(crossing, kind)}{assumption(crossing, method, why)}")
+    where = f" (made in {made})" if made is not None else ""
+    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}`{where} sent to {receiver} by {crossing.route}: "
+            f"{happens}; {remedy(crossing, kind)}{assumption(crossing, method, why)}")
 
 
 def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method: str, why: str) -> str | None:

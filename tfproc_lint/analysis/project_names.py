@@ -10,6 +10,7 @@ package's `__init__.py`, `from x import *`) transitively; cycles end the search.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
@@ -48,6 +49,13 @@ class FunctionFacts:
     starts: Effect | None = None  # calling it may start TensorFlow's runtime
     returns: str | None = None  # the Kind value of the TensorFlow state it returns ("keras_model")
     runs_tf: bool = False  # its code starts or uses the runtime (as a worker: a TF worker)
+    # As a worker, it builds TF state on every call where one build per worker would serve every
+    # call (TFP301): the first such build, and where.
+    builds: Effect | None = None
+    ray_task: bool = False  # decorated with `@ray.remote`: `f.remote(...)` runs it as a Ray task
+    # A constructor (`Class.__init__`): the `self.x` attributes holding TF state once the object is
+    # made, whatever its arguments: (attribute, Kind value, line).
+    holds: tuple[tuple[str, str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -61,10 +69,13 @@ class ModuleSummary:
     fixes_context: Effect | None = None  # importing it fixes the default start method (TFP203)
     exports: dict[str, str] = field(default_factory=dict)  # name -> absolute qualified name
     star_exports: tuple[str, ...] = ()  # modules whose public names `from m import *` re-exports
+    constants: dict[str, float] = field(default_factory=dict)  # module-level numbers bound once (`GPU_SHARE = 0.5`)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, functions: Mapping[str, FunctionFacts] | None = None) -> dict:
+        """Plain data (JSON); `functions`: only these facts (those worked out so far), not all."""
         data = asdict(replace(self, functions={}))
-        data["functions"] = {name: asdict(facts) for name, facts in self.functions.items()}
+        chosen = self.functions if functions is None else functions
+        data["functions"] = {name: asdict(facts) for name, facts in chosen.items()}
         return data
 
     @classmethod
@@ -73,13 +84,15 @@ class ModuleSummary:
             return None if item is None else Effect(item["reason"], Place(**item["place"]))
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
-                                         f["runs_tf"]) for name, f in data["functions"].items()}
+                                         f["runs_tf"], effect(f["builds"]), f["ray_task"],
+                                         tuple(tuple(held) for held in f["holds"]))
+                     for name, f in data["functions"].items()}
         return cls(module=data["module"], path=data["path"], functions=functions,
                    state={name: (kind, line) for name, (kind, line) in data["state"].items()},
                    on_import=effect(data["on_import"]),
                    start_method=tuple(data["start_method"]) if data["start_method"] else None,
                    fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
-                   star_exports=tuple(data["star_exports"]))
+                   star_exports=tuple(data["star_exports"]), constants=dict(data["constants"]))
 
 
 class ProjectNames:
@@ -138,6 +151,13 @@ class ProjectNames:
         kind, line = summary.state[attribute]
         return Kind(kind), Place(summary.path, line)
 
+    def constant(self, qualified: str | None) -> float | None:
+        """The number a project module's global is bound to once (`config.GPU_SHARE`), or None."""
+        if not qualified:
+            return None
+        summary, attribute = self._split(qualified)
+        return summary.constants.get(attribute) if summary is not None else None
+
     def modules_run_by_import(self, imported: str) -> list[ModuleSummary]:
         """The project modules `import a.b.c` runs: `a`, `a.b`, `a.b.c` (those that exist)."""
         parts = imported.split(".")
@@ -153,17 +173,27 @@ class ProjectNames:
         for name in imported_module_names(statement, self.package):
             yield from self.modules_run_by_import(name)
 
-    def import_effect(self, statement, attribute: str) -> tuple[ModuleSummary, Effect] | None:
+    def import_effect(self, statement, attribute: str, own_path: str | None = None
+                      ) -> tuple[ModuleSummary, Effect] | None:
         """The first project module an import statement runs whose summary has an effect at import
-        (`attribute`: "on_import", "fixes_context"), with that effect."""
+        (`attribute`: "on_import", "fixes_context"), with that effect. An effect that happens in
+        `own_path` (the importing module's file) comes from an import cycle back into that module,
+        which finds it half-initialised and runs none of it: skipped."""
         return next(((summary, getattr(summary, attribute)) for summary in self.run_by(statement)
-                     if getattr(summary, attribute) is not None), None)
+                     if getattr(summary, attribute) is not None
+                     and not _same_file(getattr(summary, attribute).place.path, own_path)), None)
 
     def imported_start_method(self, analysis) -> tuple[str, int] | None:
         """The start method that the project modules `analysis`'s module imports at its top level
         set at import (the first such import's)."""
         return next((summary.start_method for statement in _top_level_imports(analysis.module.body)
                      for summary in self.run_by(statement) if summary.start_method is not None), None)
+
+
+def _same_file(path: str, own_path: str | None) -> bool:
+    if own_path is None:
+        return False
+    return os.path.normcase(os.path.abspath(path)) == os.path.normcase(os.path.abspath(own_path))
 
 
 def _top_level_imports(statements):

@@ -1,11 +1,11 @@
 """What one module of a project offers the others (its summary), read off its own analysis.
 
 For each top-level function, class constructor and method: whether calling it starts TensorFlow's
-runtime (and why, where), what kind of TensorFlow state it returns, and whether it runs TensorFlow
-(a worker that uses TF), each worked out when an importing module first asks; the module-level
-names that hold TensorFlow state; what importing the module does (starts the runtime, sets or
-fixes the start method); and the names it re-exports. Only what importing the module runs is
-walked up front.
+runtime (and why, where), what kind of TensorFlow state it returns, whether it runs TensorFlow
+(a worker that uses TF) and what it builds on every call that one build per worker could serve,
+each worked out when an importing module first asks; the module-level names that hold TensorFlow
+state; what importing the module does (starts the runtime, sets or fixes the start method); and
+the names it re-exports. Only what importing the module runs is walked up front.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import STATE
+from tfproc_lint.analysis.per_task import movable_builders
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
 from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.values import literal_start_method
@@ -28,12 +29,12 @@ class _LazyFunctions(Mapping):
     def __init__(self, infos: dict, compute) -> None:
         self._infos = infos
         self._compute = compute
-        self._done: dict[str, FunctionFacts] = {}
+        self.done: dict[str, FunctionFacts] = {}
 
     def __getitem__(self, name: str) -> FunctionFacts:
-        if name not in self._done:
-            self._done[name] = self._compute(name, self._infos[name])
-        return self._done[name]
+        if name not in self.done:
+            self.done[name] = self._compute(name, self._infos[name])
+        return self.done[name]
 
     def __iter__(self):
         return iter(self._infos)
@@ -58,7 +59,16 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
             starts = tf.external_starts.get(after.call) or Effect(after.reason, place(after.call))
         returned = analysis.classifier.returned_value(info, 0)
         returns = returned.kind.value if returned.kind in STATE else None
-        return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info))
+        builders = movable_builders(analysis, info)
+        builds = Effect(f"`{analysis.code(builders[0], 40)}`", place(builders[0])) if builders else None
+        ray_task = "." not in name and analysis.engine_routes.ray_remote_options(info) is not False
+        holds = ()
+        if info.class_info is not None and info.node.name.value == "__init__":
+            holds = tuple((attribute, value.kind.value, analysis.line_of(value.origin))
+                          for attribute, value in analysis.state_attributes(info.class_info)
+                          if isinstance(value.origin, cst.CSTNode))
+        return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
+                             holds)
 
     infos = {}
     module_scope = analysis.symbols.module_scope
@@ -81,7 +91,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         if last.kind == "import" and last.qualified:
             exports[name] = last.qualified
             continue
-        if last.kind in ("assign", "annassign", "with") and last.value is not None:
+        if last.kind in ("assign", "annassign", "with", "def") and last.value is not None:
             value = analysis.classifier.classify_binding(last)
             if value.kind in STATE:
                 state[name] = (value.kind.value, analysis.line_of(last.value))

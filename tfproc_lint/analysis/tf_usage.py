@@ -138,7 +138,7 @@ class TensorFlowUsage:
         """Why importing these project modules has the effect `attribute` of their summaries
         ("on_import": starts the runtime; "fixes_context": fixes the default start method), or None."""
         project = self.analysis.project
-        found = project.import_effect(statement, attribute) if project is not None else None
+        found = project.import_effect(statement, attribute, str(self.analysis.path)) if project is not None else None
         if found is None:
             return None
         summary, effect = found

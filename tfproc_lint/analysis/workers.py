@@ -44,6 +44,9 @@ class Worker:
     instance_origin: cst.Call | None = None  # `Explainer(model)` when the worker is its bound method
     statements: tuple = ()  # fork_child: the statements the child runs
     imported: object = None  # a function of another project module: its summaries.FunctionFacts
+    # A bound method of an object of another project module's class: the constructor's facts
+    # (`holds`: the state its object carries) and the class's qualified name.
+    imported_constructor: object = None
 
 
 @dataclass(eq=False)

@@ -327,13 +327,25 @@ def _set_start_method(original):
             if children.importing_main:
                 error = children.bootstrap_error(exc)
             else:
+                here = state.where()
                 first = f" (first set at {_start_method_set_at})" if _start_method_set_at else ""
-                error = errors.make("TFP203", f"set_start_method({method!r}) at {state.where()} after the start "
-                                              f"method was set already{first}: {exc}")
+                error = errors.make("TFP203", f"set_start_method({method!r}) at {here} after the start "
+                                              f"method was set already{first}: {exc}", _library_fix(here))
             raise error from exc
         _start_method_set_at = _start_method_set_at or state.where()
         return result
     return set_start_method
+
+
+def _library_fix(here: str) -> str | None:
+    """The fix when the first call ran while another module was imported: it runs again in every
+    spawned worker that imports that module, so only removing it there helps."""
+    first = _start_method_set_at or ""
+    if not first.endswith(" in <module>") or first.rpartition(":")[0] == here.rpartition(":")[0]:
+        return None
+    return (f"remove the call at {first.removesuffix(' in <module>')}, which runs whenever its module is imported "
+            "(spawned workers import it again, so get_context(...) here does not help); a library should use "
+            "multiprocessing.get_context(...) for its own pools")
 
 
 def after_fork_child() -> None:

@@ -122,7 +122,7 @@ def described(exc: BaseException, limit: int = 300) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def make(code: str, message: str) -> GuardError:
+def make(code: str, message: str, fix: str | None = None) -> GuardError:
     """An error of the code's class with the full text (message, fix, docs)."""
     cls = _CLASSES.get(code) or crossing_class(code, RuntimeError)
-    return cls(text(code, message))
+    return cls(text(code, message, fix))

@@ -37,6 +37,10 @@ class Report:
     # The node whose finding this one follows from (a forked pool, for a setting its workers make
     # too late): a rewrite that fixes that finding may fix this one with it.
     cause: cst.CSTNode | None = None
+    # Why there is no fix, where the rule knows: the rewrite belongs in another module ("the worker
+    # `score` is defined in pkg/workers.py:5: its initializer belongs there"). Shown after "manual
+    # edit required".
+    manual: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis import engines, outcomes, ray_refs
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
@@ -59,7 +59,11 @@ class RuntimeStateCrossesProcess(Rule):
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
         "(`AttributeError: '_updated_config'`), as does a Keras model a Dask task returns (a "
         "`@dask.delayed` function, `client.submit`) where the module makes a distributed `Client`. "
-        "Example (Dask):"
+        "A Keras model handed to a Ray task submitted in a loop (as an argument, as the ObjectRef of "
+        "`ray.put(model)` or of a task that returns a model) is reported too: Ray stores it once, but "
+        "each task unpickles its own copy, which for a Keras 3 model is a full load (24 tasks: 24 "
+        "copies; a 5 MB model: 16 tasks/s, against 562 with two actors that build it once). Handed to "
+        "actor constructors or to one task, it is not. Example (Dask):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (
@@ -184,19 +188,24 @@ class RuntimeStateCrossesProcess(Rule):
             return
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
-                message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
+                made = value.extra.get("place") if value.extra else None  # in another module of the project
+                message = outcomes.sent_state_message(analysis, crossing, node, value.kind, made)
                 if message is not None:
                     fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
-                    yield Report(node, message, fix=fix)
+                    yield Report(node, message, fix=fix, related=((made, "made here"),) if made is not None else ())
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
             if worker.kind is WorkerKind.TF_FUNCTION:
+                value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
+                made = value.extra.get("place") if value.extra else None
                 yield Report(
                     crossing.callable,
-                    f"tf.function `{analysis.code(crossing.callable, 30)}` used as the callable of "
+                    f"tf.function `{analysis.code(crossing.callable, 30)}`"
+                    f"{f' (made in {made})' if made is not None else ''} used as the callable of "
                     f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
                     "function that calls it",
+                    related=((made, "made here"),) if made is not None else (),
                 )
 
     @staticmethod
@@ -209,6 +218,8 @@ class RuntimeStateCrossesProcess(Rule):
                 if message is not None:
                     yield Report(node, message)
         for node, message in engines.returned_keras_models(analysis, crossing):
+            yield Report(node, message)
+        for node, message in ray_refs.shared_models(analysis, crossing):
             yield Report(node, message)
         if crossing.callable is None:
             return

@@ -7,6 +7,7 @@ import libcst as cst
 from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
+from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import merge
 from tfproc_lint.analysis.workers import WorkerKind
@@ -22,7 +23,10 @@ class StateCapturedByWorker(Rule):
         "model in an attribute set while it is constructed (`Process(target=self.run)` with "
         "`self.sess = tf.compat.v1.Session()` in `__init__`), or a closure or lambda whose enclosing "
         "function holds one; sent with the standard pickler, also a closure or lambda that uses a "
-        "module-level global holding one (`executor.submit(lambda x: model.predict(x), x)`)."
+        "module-level global holding one (`executor.submit(lambda x: model.predict(x), x)`). With "
+        "project analysis, also a bound method of an object made here from a class of another "
+        "module of the project whose constructor stores state whatever its arguments (that "
+        "module's summary); the message names the file and line where the attribute is set."
     )
     why_bad = (
         "The state travels implicitly. Pickling a bound method pickles its whole object, so a pool "
@@ -164,6 +168,9 @@ class StateCapturedByWorker(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         method, why = analysis.start_method(crossing.owner)
         pickled = outcomes.is_pickled(crossing, method)
+        if worker.imported_constructor is not None:
+            yield from self._imported_object(crossing, analysis, worker, method, why, pickled)
+            return
         if worker.kind is WorkerKind.METHOD and worker.instance_class is not None:
             held = [(attribute, value, outcomes.outcome(value.kind, crossing, method))
                     for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
@@ -205,6 +212,29 @@ class StateCapturedByWorker(Rule):
             f"`{label}` given to {route} is {what} holds a {noun}: {happens}; use a "
             f"module-level function that builds it in the worker"
             f"{outcomes.assumption(crossing, method, why)}",
+        )
+
+    @staticmethod
+    def _imported_object(crossing, analysis, worker, method: str, why: str, pickled: bool):
+        """A bound method of an object whose class is in another module of the project: what its
+        constructor leaves in the object (that module's summary) travels with every task."""
+        constructor = worker.imported_constructor
+        held = [(attribute, Kind(kind), line) for attribute, kind, line in constructor.holds]
+        held = [(attribute, kind, line, outcomes.outcome(kind, crossing, method)) for attribute, kind, line in held]
+        held = [entry for entry in held if entry[3] is not None]
+        if not held or not (pickled or (worker.imported is not None and worker.imported.runs_tf)):
+            return  # nothing held that fails, or a forked child that runs no TensorFlow
+        attribute, kind, line, happens = held[0]
+        place = Place(constructor.place.path, line)
+        route = "Process(target=...)" if crossing.route.kind is RouteKind.PROCESS_ARGS else crossing.route
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` given to {route} is a bound method of "
+            f"{constructor.name.split('.')[0]}, whose `self.{attribute}` holds a {STATE_NOUNS[kind]} ({place}): "
+            f"{happens}; use a module-level function that builds it in the worker"
+            f"{outcomes.assumption(crossing, method, why)}",
+            related=((place, f"`self.{attribute}` set here"),),
+            manual=f"the class is defined in {constructor.place}",
         )
 
     def _engine(self, crossing, analysis):

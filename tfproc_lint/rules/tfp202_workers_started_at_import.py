@@ -30,8 +30,9 @@ class WorkersStartedAtImport(Rule):
         "(forkserver is the Linux default from Python 3.14). Fork, joblib's loky backend, Keras "
         "data workers and notebooks (whose cells children never re-import) are not reported. Also a "
         "local Dask cluster started at import: `LocalCluster(...)`, or a `Client(...)` given no scheduler "
-        "address, with process workers (the default); `processes=False` (threads) and `ray.init()` (Ray's "
-        "workers never import `__main__`) are not reported."
+        "address, with process workers (the default); `processes=False` (threads), a `Client()` in a module "
+        "that names Dask's `scheduler-address` setting (it connects to that scheduler) and `ray.init()` "
+        "(Ray's workers never import `__main__`) are not reported."
     )
     why_bad = (
         "A spawn or forkserver child starts a fresh interpreter and re-imports the main module (as "

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import engines, ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.names import is_tensorflow
+from tfproc_lint.analysis.per_task import depends_on_task, movable_builders, per_task_builders, trains
 from tfproc_lint.analysis.routes import RouteKind, one_task_per_child
-from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
-from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order, iter_tree
+from tfproc_lint.analysis.walk import iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.rules.base import Example, Report, Rule
-
-_CACHE_DECORATORS = ("lru_cache", "cache", "cached", "memoize", "cached_property")
 
 
 class MissingWorkerInitializer(Rule):
@@ -34,7 +31,10 @@ class MissingWorkerInitializer(Rule):
         "task: what is built does not depend on the task's data, the task does not train it, and the "
         "pool runs more tasks than it has workers. Each task is judged on its own code: a pool's "
         "`initializer=` that builds something else (or builds for another task) does not stop a "
-        "task's own per-task build."
+        "task's own per-task build. With project analysis, a task imported from another module of "
+        "the project is judged on that module's code (its summary), for pools and engines alike "
+        "(a Ray task decorated there, or wrapped here with `ray.remote(f)`); the message names the "
+        "file and line of the build."
     )
     why_bad = (
         "Each task pays the full build: graph construction, weight loading, runtime warm-up. In the "
@@ -59,7 +59,9 @@ class MissingWorkerInitializer(Rule):
         "different state per task (tasks that build the same state share one new `_init_worker`, "
         "rewritten together), or when a statement before "
         "the build reads the task (a per-task `CUDA_VISIBLE_DEVICES` must stay before the load). "
-        "Like every fix, the rewrite is analysed again: a setting left in the task that would now run "
+        "Not offered for a task imported from another module (manual edit required, naming that "
+        "module's line): the initializer and the globals belong there, and fixes edit only the "
+        "reported file. Like every fix, the rewrite is analysed again: a setting left in the task that would now run "
         "after the initializer started the runtime (TFP402, TFP403) withdraws it."
     )
     evidence = (
@@ -80,7 +82,18 @@ class MissingWorkerInitializer(Rule):
         "actor that loads in `__init__` (or `map_batches` given a callable class), a Dask "
         "`WorkerPlugin` (or `client.run`), and a Spark iterator `pandas_udf` or `mapPartitions`. "
         "Functions that run once per partition, classes, and a Dask client with a plugin are not "
-        "reported. Examples (Ray, Dask, Spark):"
+        "reported. A same-file helper that builds the network and loads its weights counts as a load, "
+        "and so do Ray Train's `TensorflowCheckpoint.get_model()` (24 batches of a `map_batches` "
+        "function: 24 loads, 12 batches/s, against 57 with one load in a callable class) and Ray AIR's "
+        "`TensorflowPredictor.from_checkpoint` (older Ray releases). A plain function registered with "
+        "`spark.udf.register` runs once per row, like a row `udf` (a SQL query over 40 rows: 40 loads, "
+        "11 rows/s, against 158 through a registered iterator pandas_udf, one load per partition). A "
+        "Ray Serve deployment's request handlers (`__call__` and public methods: routes, methods "
+        "called through a handle; not `__init__` and the methods it calls, `reconfigure`, "
+        "`check_health` or a `@serve.multiplexed` loader, which Serve caches per model id) that load a "
+        "model load it on every request: load it in the deployment's `__init__`, once per replica (read "
+        "from the code only: Ray Serve was not installed where the probe ran). Examples (Ray, Dask, "
+        "Spark, Ray Serve):"
     )
     bad_examples = (
         Example(
@@ -157,6 +170,19 @@ class MissingWorkerInitializer(Rule):
             def score(x):
                 model = tf.keras.models.load_model('model.keras')
                 return float(model.predict([[x]])[0, 0])
+            """,
+            ('TFP301',),
+        ),
+        Example(
+            """\
+            import tensorflow as tf
+            from ray import serve
+
+            @serve.deployment
+            class Classifier:
+                async def __call__(self, request):
+                    model = tf.keras.models.load_model('model.keras')
+                    return model.predict([(await request.json())['x']]).tolist()
             """,
             ('TFP301',),
         ),
@@ -242,6 +268,7 @@ class MissingWorkerInitializer(Rule):
             return
         builders = _builds_per_task(crossing, analysis)
         if not builders:
+            yield from self._imported(crossing, analysis)
             return
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         builder = builders[0]
@@ -267,6 +294,46 @@ class MissingWorkerInitializer(Rule):
             fix=fix,
         )
 
+    def check_file(self, analysis):
+        """Ray Serve: a deployment's request handler that builds TF state on every request."""
+        for info, klass in ray_serve.request_handlers(analysis):
+            builders = per_task_builders(analysis, info)
+            if not builders or trains(info) or engines.returns_state(analysis, info):
+                continue
+            # `self.load()` is not built from the request; `load_model(self.path)` may be (the path
+            # may change between requests), and stays silent
+            derived = derived_names(info.node) - {info.self_name}
+            if any(depends_on_task(analysis, info, builder, derived)
+                   or any(reads_any(arg.value, {info.self_name}) for arg in builder.args)
+                   for builder in builders):
+                continue  # built from the request: one per replica may not serve them
+            name = f"{klass.node.name.value}.{info.node.name.value}" if klass is not None else info.node.name.value
+            where = "the deployment's __init__" if klass is not None else "the __init__ of a deployment class"
+            yield Report(
+                info.node.name,
+                f"`{name}` runs on every request to a Ray Serve deployment and builds TensorFlow state each "
+                f"time (line {analysis.line_of(builders[0])}: `{analysis.code(builders[0], 40)}`): load it once "
+                f"per replica instead, in {where}",
+            )
+
+    @staticmethod
+    def _imported(crossing, analysis):
+        """A pool task defined in another module of the project that builds on every task: the
+        initializer belongs in that module, which a rewrite of this file cannot edit."""
+        worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
+        facts = worker.imported
+        if facts is None or facts.builds is None or not _pool_runs_many_tasks(crossing, analysis):
+            return
+        pool = "Pool" if crossing.owner.kind is Kind.POOL else "ProcessPoolExecutor"
+        yield Report(
+            crossing.callable,
+            f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task "
+            f"({facts.builds.place}: {facts.builds.reason}): build it once per worker with {pool}(initializer=...), "
+            "one build per worker instead of one per task",
+            related=((facts.builds.place, "built on every task"),),
+            manual=_elsewhere(facts),
+        )
+
     @staticmethod
     def _engine(crossing, analysis):
         """A Ray task, a Dask task, a Spark row function or udf, a Ray Data batch function that
@@ -280,17 +347,27 @@ class MissingWorkerInitializer(Rule):
         if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
             return
         worker = engines.task_worker(analysis, crossing)
-        if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
-            return
-        builders = per_task_builders(analysis, worker.function)
-        if not builders or _trains(worker.function) or engines.returns_state(analysis, worker.function):
-            return  # a task whose product is what it builds (trained, or returned) needs its own
-        derived = derived_names(worker.function.node)
-        if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
-            return
-        builder = builders[0]
         unit = {"per-row": "row", "per-batch": "batch", "per-item": "item"}.get(extra.get("tasks"), "task")
         name = engines.engine(crossing)
+        facts = worker.imported
+        if facts is not None and facts.builds is not None and facts.returns is None:
+            yield Report(
+                crossing.callable,
+                f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds "
+                f"TensorFlow state on every {unit} ({facts.builds.place}: {facts.builds.reason}): "
+                f"{engines.PER_WORKER_RECIPES[name]}",
+                related=((facts.builds.place, f"built on every {unit}"),),
+                manual=_elsewhere(facts),
+            )
+            return
+        if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
+            return
+        if engines.returns_state(analysis, worker.function):
+            return  # a task whose product is what it builds needs its own
+        builders = movable_builders(analysis, worker.function)
+        if not builders:
+            return
+        builder = builders[0]
         yield Report(
             crossing.callable,
             f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds TensorFlow state on every "
@@ -303,80 +380,31 @@ def _builds_per_task(crossing, analysis) -> list[cst.Call]:
     """The calls by which this crossing's task builds TF state on every task, where one build per
     worker would serve every task; [] otherwise. A pool's initializer is no proof that its tasks
     stopped building: each task is judged on its own code."""
-    owner = crossing.owner
-    if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
-        return []
-    if crossing.route.kind is RouteKind.INITARGS or not isinstance(owner.origin, cst.Call):
-        return []
-    if one_task_per_child(owner.origin, owner.kind):
+    if not _pool_runs_many_tasks(crossing, analysis):
         return []
     worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
     if worker.function is None or worker.kind not in (WorkerKind.FUNCTION, WorkerKind.METHOD):
         return []
-    builders = per_task_builders(analysis, worker.function)
-    if not builders or _trains(worker.function):
-        return []  # nothing built per task, or the task trains what it builds (the build is the work)
-    derived = derived_names(worker.function.node)
-    if any(_depends_on_task(analysis, worker.function, builder, derived) for builder in builders):
-        return []  # what is built comes from the task: one per worker could not serve every task
+    # Nothing built per task, the task trains what it builds (the build is the work), or what is
+    # built comes from the task (one per worker could not serve every task): nothing to move.
+    return movable_builders(analysis, worker.function)
+
+
+def _pool_runs_many_tasks(crossing, analysis) -> bool:
+    """A pool or executor crossing whose tasks outnumber its workers, as far as can be told."""
+    owner = crossing.owner
+    if owner.kind not in (Kind.POOL, Kind.EXECUTOR) or crossing.callable is None:
+        return False
+    if crossing.route.kind is RouteKind.INITARGS or not isinstance(owner.origin, cst.Call):
+        return False
+    if one_task_per_child(owner.origin, owner.kind):
+        return False
     pool_owner = analysis.owners.get(owner.origin)
-    if pool_owner is not None and _one_task_per_worker(analysis, pool_owner):
-        return []
-    return builders
+    return pool_owner is None or not _one_task_per_worker(analysis, pool_owner)
 
 
-def per_task_builders(analysis, info: FunctionInfo, depth: int = 0) -> list[cst.Call]:
-    """The calls in `info` that build TF state on every call (not behind a cache), directly or
-    through a helper function of the same file."""
-    builders = []
-    for call in _unguarded_calls(info.node.body.body):
-        if analysis.tf.builds_state(call):
-            builders.append(call)
-            continue
-        site = analysis.site(call)
-        if depth < 2 and site is not None:
-            callee = analysis.worker(call.func, site.scope, site.order)
-            helper = callee.function
-            if helper is not None and helper is not info and not _is_cached(helper):
-                if per_task_builders(analysis, helper, depth + 1):
-                    builders.append(call)
-    return builders
-
-
-def _depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: set[str]) -> bool:
-    """The build reads the task's data: in its own arguments (`load_model(task_path)`), or, for a
-    graph or session, in what was built into the graph before it (`tf.placeholder(shape=task_dim)`,
-    `build_graph(task)`)."""
-    if reads_any(builder, derived):
-        return True
-    if analysis.kind_of(builder).kind not in (Kind.SESSION, Kind.GRAPH):
-        return False
-    order = analysis.symbols.order_of_node.get(builder, 0)
-    for call in calls_in(info.node.body):
-        call_site = analysis.site(call)
-        if call_site is None or not reads_any(call, derived):
-            continue
-        if _runs_task_fetches(analysis, call, derived):
-            return True  # sess.run(fetches built from the task): the graph is the task's
-        if analysis.symbols.order_of_node.get(call, 0) >= order:
-            continue
-        name = analysis.name_of(call.func)
-        if is_tensorflow(name) or analysis.callee(call, call_site):
-            return True
-    return False
-
-
-def _runs_task_fetches(analysis, call: cst.Call, derived: set[str]) -> bool:
-    func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in api.SESSION_RUNS and call.args):
-        return False
-    return analysis.kind_of(func.value).kind is Kind.SESSION and reads_any(call.args[0].value, derived)
-
-
-def _trains(info: FunctionInfo) -> bool:
-    """The task calls a training method (`model.fit`, `optimizer.minimize`, ...)."""
-    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in api.TRAINING_METHODS
-               for call in calls_in(info.node.body))
+def _elsewhere(facts) -> str:
+    return f"the task is defined in {facts.place}: its once-per-worker build belongs there"
 
 
 def _one_task_per_worker(analysis, owner) -> bool:
@@ -405,54 +433,3 @@ def _in_loop_below(analysis, call: cst.Call, construction: cst.Call) -> bool:
     """`call` sits in a loop (or comprehension) that does not also contain the pool's construction."""
     loops = analysis.loops_around(call)
     return any(not any(n is construction for n in iter_tree(loop, enter_scopes=False)) for loop in loops)
-
-
-def _unguarded_calls(statements):
-    """Calls made on every execution: not under a cache check (`if x is None`, `except`)."""
-    for statement in statements:
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        if isinstance(statement, cst.If):
-            yield from calls_in_evaluation_order(statement.test)
-            if not _is_cache_check(statement.test):
-                yield from _unguarded_calls(statement.body.body)
-            continue
-        if isinstance(statement, cst.Try):
-            yield from _unguarded_calls(statement.body.body)
-            for part in (statement.orelse, statement.finalbody):
-                if part is not None:
-                    yield from _unguarded_calls(part.body.body)
-            continue
-        if isinstance(statement, cst.SimpleStatementLine):
-            yield from calls_in_evaluation_order(statement)
-            continue
-        if isinstance(statement, cst.With):
-            for item in statement.items:
-                yield from calls_in_evaluation_order(item.item)
-            yield from _unguarded_calls(statement.body.body)
-            continue
-        if isinstance(statement, (cst.For, cst.While)):
-            yield from calls_in_evaluation_order(statement.iter if isinstance(statement, cst.For) else statement.test)
-            yield from _unguarded_calls(statement.body.body)
-
-
-def _is_cache_check(test: cst.BaseExpression) -> bool:
-    """`x is None`, `not x`, `key not in cache`, `hasattr(...)`, combined with and/or."""
-    if isinstance(test, cst.BooleanOperation):
-        return _is_cache_check(test.left) or _is_cache_check(test.right)
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return isinstance(test.expression, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
-    if isinstance(test, cst.Comparison):
-        for target in test.comparisons:
-            if isinstance(target.operator, (cst.In, cst.NotIn)):
-                return True
-            if isinstance(target.operator, (cst.Is, cst.IsNot)) and isinstance(target.comparator, cst.Name) \
-                    and target.comparator.value == "None":
-                return True
-    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "hasattr":
-        return True
-    return False
-
-
-def _is_cached(info: FunctionInfo) -> bool:
-    return any(name.split(".")[-1] in _CACHE_DECORATORS for name in info.decorator_names)

@@ -73,7 +73,8 @@ class GpuWorkersTakeAllMemory(Rule):
     engines = (
         "Ray: a task or actor declared with a fractional GPU (`@ray.remote(num_gpus=0.5)`, or "
         "`.options(num_gpus=0.5)`, the share written as a literal, a module constant or a local variable "
-        "bound once, or a config class's attribute set once in its body and nowhere else) "
+        "bound once (a module constant of this module or, with project analysis, of another module of the "
+        "project: `config.GPU_SHARE`), or a config class's attribute set once in its body and nowhere else) "
         "that runs TensorFlow with no memory limit in its own code. Ray packs several such workers onto "
         "one GPU and does not limit their memory; code the driver runs does not reach them. A share from "
         "a parameter, a command-line option, an attribute also assigned at run time or a name bound more "

@@ -1,0 +1,1 @@
+"""Feature transforms, traced with tf.function."""
