@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -59,7 +59,8 @@ class SessionCrossesProcess(Rule):
         "fails with the engine's own error (Ray: `TypeError: Could not serialize the argument "
         "<...Session>`; Spark: `PicklingError: Could not serialize object: TypeError: cannot pickle "
         "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
-        "that builds the session once. Example (Ray):"
+        "that builds the session once. "
+        + engine_objects.RECEIVED + "Example (Ray):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
@@ -59,7 +59,7 @@ class RuntimeStateCrossesProcess(Rule):
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
         "(`AttributeError: '_updated_config'`), as does a Keras model a Dask task returns (a "
         "`@dask.delayed` function, `client.submit`) where the module makes a distributed `Client`. "
-        "Example (Dask):"
+        + engine_objects.RECEIVED + "Example (Dask):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import api, engine_objects, engines
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
@@ -80,7 +80,8 @@ class MissingWorkerInitializer(Rule):
         "actor that loads in `__init__` (or `map_batches` given a callable class), a Dask "
         "`WorkerPlugin` (or `client.run`), and a Spark iterator `pandas_udf` or `mapPartitions`. "
         "Functions that run once per partition, classes, and a Dask client with a plugin are not "
-        "reported. Examples (Ray, Dask, Spark):"
+        "reported. "
+        + engine_objects.RECEIVED + "Examples (Ray, Dask, Spark):"
     )
     bad_examples = (
         Example(

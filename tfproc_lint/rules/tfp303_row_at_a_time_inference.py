@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import api, engine_objects, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
@@ -75,7 +75,8 @@ class RowAtATimeInference(Rule):
         "the same with its item, and a task run once per partition (`rdd.mapPartitions`, "
         "`foreachPartition`, `DataFrame.mapInPandas`, an iterator `pandas_udf`) with a loop (or "
         "comprehension) over its rows, or over the rows of each batch it is given, that runs the model "
-        "on one loop row at a time: `for row in rows: model.predict(np.array([row]))`."
+        "on one loop row at a time: `for row in rows: model.predict(np.array([row]))`. "
+        + engine_objects.RECEIVED.rstrip()
     )
     why_bad = (
         "Each task pays a model call, a pickled round trip to the worker and the pool's bookkeeping for "
