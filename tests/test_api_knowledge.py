@@ -459,3 +459,17 @@ def test_engine_star_exports_are_what_a_star_import_binds(module: str) -> None:
     for name in api.ENGINE_STAR_EXPORTS[module]:
         assert name in namespace, f"from {module} import * does not bind {name}"
         assert getattr(importlib.import_module(module), name) is namespace[name]
+
+
+PRESERVING = sorted((kind, member) for kind, members in api.ENGINE_PRESERVING_MEMBERS.items() for member in members)
+
+
+@pytest.mark.parametrize("kind, member", PRESERVING)
+def test_engine_preserving_members_give_back_the_same_kind(kind: str, member: str) -> None:
+    """`df.repartition(8)` is a DataFrame again: the method's own return annotation says so."""
+    import inspect
+
+    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    returns = inspect.signature(getattr(cls, member)).return_annotation
+    name = getattr(returns, "__name__", str(returns)).strip("'\"").split("[")[0]  # RDD[T] -> RDD
+    assert name == cls.__name__, (kind, member, returns)

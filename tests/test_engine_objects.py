@@ -32,6 +32,10 @@ SPARK = ("import tensorflow as tf\nfrom pyspark.sql import DataFrame, SparkSessi
     "def run(df):\n    return df.rdd.mapPartitions(score)\n",
     "def run(df):\n    return df.mapInPandas(score, 'x double')\n",
     "def run(df: DataFrame):\n    return df.select('x').rdd.map(score)\n",
+    "def run(df):\n    df = df.filter('x > 0').repartition(4)\n    return df.rdd.mapPartitions(score)\n",
+    "def run(df):\n    df = df.filter('x > 0')\n    df = df.repartition(4)\n    return df.rdd.map(score)\n",
+    "def run(df):\n    rdd = df.sortWithinPartitions('x').rdd\n    return rdd.mapPartitions(score)\n",
+    "def run(sc):\n    nodes = sc.parallelize(range(4), 4)\n    return nodes.mapPartitions(score)\n",
     "def run(df):\n    df.rdd.count()\n    return df.select('x').rdd.map(score)\n",  # typed by its other use
     "def run(name):\n    spark = SparkSession.getActiveSession()\n    return spark.table(name).rdd.map(score)\n",
 ])
@@ -44,8 +48,9 @@ def test_spark_objects_received_or_found(body: str) -> None:
     "def run(frame):\n    return frame.filter(score)\n",
     "def run(frame):\n    frame.mapPartitions(score)\n    return frame.mapInPandas(score, 'x double')\n",  # disagree
     "def run(frame: 'DataFrame'):\n    return frame.map(score)\n",  # a string annotation is not read
-    # a known miss: the engine-only use is on the name rebound, not on the parameter
-    "def run(df):\n    df = df.filter('x > 0')\n    return df.rdd.mapPartitions(score)\n",
+    # a name made from the parameter through a member of unknown result
+    "def run(df):\n    rdd = df.toLocalIterator().rdd\n    return rdd.mapPartitions(score)\n",
+    "def run(loader):\n    rdd = loader.load('x')\n    rdd.mapPartitions(score)\n    return loader.map(score)\n",
 ])
 def test_parameters_with_shared_or_conflicting_methods_stay_unknown(body: str) -> None:
     assert routes(SPARK + body) == []

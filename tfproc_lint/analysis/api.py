@@ -554,6 +554,17 @@ ENGINE_PARAMETER_MEMBERS: dict[str, str] = {
     "scheduler_info": "dask.client",
     "wait_for_workers": "dask.client",
 }
+# ... also through a name made from the parameter (`df = df.repartition(8)`, then `df.rdd`), when the
+# members between give back the same kind of object: these, or the explicit ENGINE_PRODUCES entries
+# (never its "*", which stands for methods of any kind).
+ENGINE_PRESERVING_MEMBERS: dict[str, frozenset[str]] = {
+    "spark.dataframe": frozenset({"filter", "where", "select", "selectExpr", "withColumn", "withColumnRenamed",
+                                  "drop", "dropna", "fillna", "dropDuplicates", "distinct", "limit", "sample",
+                                  "repartition", "coalesce", "cache", "persist", "orderBy", "sort",
+                                  "sortWithinPartitions", "join", "union", "unionByName", "alias"}),
+    "spark.rdd": frozenset({"filter", "repartition", "coalesce", "cache", "persist", "sample", "distinct",
+                            "union", "sortBy", "sortByKey"}),
+}
 # Star imports of engine modules: the names the analysis reads that they bring in (`from ray import *`
 # raises ImportError in Ray 2.4x: its `__all__` names the removed `workflow`).
 ENGINE_STAR_EXPORTS: dict[str, frozenset[str]] = {

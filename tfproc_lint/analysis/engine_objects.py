@@ -3,10 +3,12 @@
 - A parameter of a function of this file: typed by its annotation (`df: DataFrame`), by what every
   caller in the file passes, or, in a module that imports the engine, by a method only that engine's
   objects have, called on it in the function (`rdd.mapPartitions`, `df.rdd`, `df.mapInPandas`,
-  `ddf.map_partitions`, `client.register_plugin`). Names other libraries share (`map`, `submit`,
-  `scatter`, `filter`, `foreach`, `map_blocks`) type nothing: a `concurrent.futures` executor or an
-  MPI communicator in a file that also imports Dask stays what it is (a miss rather than a false
-  alarm; `client.submit`/`map`/`scatter` on a parameter count once the parameter is known as a Client).
+  `ddf.map_partitions`, `client.register_plugin`), also through a name made from it by members
+  whose result is known (`df = df.repartition(8)`, then `df.rdd`) when only one starting type
+  fits. Names other libraries share (`map`, `submit`, `scatter`, `filter`, `foreach`, `map_blocks`)
+  type nothing: a `concurrent.futures` executor or an MPI communicator in a file that also imports
+  Dask stays what it is (a miss rather than a false alarm; `client.submit`/`map`/`scatter` on a
+  parameter count once the parameter is known as a Client).
 - Ray actor handles kept in a list, a comprehension, a loop variable or a `self` attribute, and
   handles received as parameters (`.m.remote(...)` is Ray's alone).
 - Names a star import of an engine module brings in (`from pyspark.sql.functions import *`).
@@ -88,15 +90,55 @@ def _used_as(routes, function, binding: Binding) -> str | None:
     found = set()
     for site in routes.symbols.calls:
         first = _first_member(site.node.func)
-        if first is None or first[0].value != binding.name or not _inside(site.scope, function.scope):
+        if first is None or not _inside(site.scope, function.scope):
             continue
         kind = api.ENGINE_PARAMETER_MEMBERS.get(first[1])
         if kind is None or kind.split(".")[0] not in engines:
             continue
-        bindings = routes.symbols.bindings_at(binding.name, site.scope, site.order)
-        if len(bindings) == 1 and bindings[0] is binding:
+        bindings = routes.symbols.bindings_at(first[0].value, site.scope, site.order)
+        if len(bindings) != 1:
+            continue
+        if bindings[0] is binding:
             found.add(kind)
+            continue
+        chain = _chain_from(routes, bindings[0], binding)  # `df = df.repartition(8)`, then `df.rdd`
+        if chain is not None:
+            given = {start for start in api.ENGINE_OBJECT_CLASSES if _through(start, chain) == kind}
+            if len(given) == 1:
+                found |= given
     return found.pop() if len(found) == 1 else None
+
+
+def _chain_from(routes, binding: Binding, param: Binding, depth: int = 0) -> list[str] | None:
+    """The members taken from the parameter to make the value of `binding`, a name assigned a
+    chain of calls and attributes rooted at the parameter (or at such a name); else None."""
+    if binding.kind != "assign" or binding.value is None or depth > _MAX_DEPTH:
+        return None
+    members, node = [], binding.value
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Attribute):
+            members.append(node.attr.value)
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if not isinstance(node, cst.Name) or not members:
+        return None
+    bindings = routes.symbols.bindings_at(node.value, binding.scope, binding.order)
+    if len(bindings) != 1:
+        return None
+    if bindings[0] is param:
+        return members[::-1]
+    before = _chain_from(routes, bindings[0], param, depth + 1)
+    return before + members[::-1] if before is not None else None
+
+
+def _through(kind: str | None, members: list[str]) -> str | None:
+    """The engine object these members give when taken in turn from a `kind` object, by what is
+    known of each member (not ENGINE_PRODUCES' "*", which would take any name)."""
+    for member in members:
+        if kind is None:
+            return None
+        kind = api.ENGINE_PRODUCES.get((kind, member)) or (
+            kind if member in api.ENGINE_PRESERVING_MEMBERS.get(kind, ()) else None)
+    return kind
 
 
 def _first_member(node) -> tuple[cst.Name, str] | None:
