@@ -159,3 +159,39 @@ def test_another_star_import_may_rebind_the_name() -> None:
 
 def test_a_local_binding_wins_over_the_star_import() -> None:
     assert findings(STAR.replace("import *\n", "import *\n\ndef udf(kind):\n    return lambda f: f\n", 1)) == []
+
+
+RETURNS = """\
+import ray
+import tensorflow as tf
+
+@ray.remote
+def make(kind):
+    graph = tf.Graph()
+    if kind == 'session':
+        return tf.compat.v1.Session(graph=graph)
+    if kind == 'dataset':
+        return tf.data.Dataset.range(4)
+    if kind == 'model':
+        return tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    return graph
+
+if __name__ == '__main__':
+    ray.get(make.remote('session'))
+"""
+
+
+def test_state_a_ray_task_returns() -> None:
+    """Measured: ray.get raises RayTaskError(TypeError) for a session or graph, RayTaskError(InvalidArgumentError)
+    for a Dataset; a Keras model comes back."""
+    assert findings(RETURNS) == [(8, "TFP101"), (10, "TFP102"), (13, "TFP101")]
+    text = [d.message for d in lint_source(RETURNS, "example.py", Config())]
+    assert "RayTaskError(TypeError): cannot pickle 'Graph' object" in text[0]
+
+
+def test_state_returned_by_functions_ray_does_not_run() -> None:
+    plain = RETURNS.replace("@ray.remote\n", "")
+    assert findings(plain.replace("make.remote('session')", "make('session')")) == []
+    dask = "import dask\n" + plain.replace("import ray\n", "").replace("def make", "@dask.delayed\ndef make")
+    # a Dask task's result: no finding (threads without a distributed Client; TFP102's Keras case is Dask's own)
+    assert findings(dask.replace("ray.get(make.remote('session'))", "make('session').compute()")) == []

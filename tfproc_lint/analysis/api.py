@@ -518,6 +518,14 @@ ENGINE_SENDS: dict[tuple[str, str], str] = {
     ("dask.client", "scatter"): "per-worker",
     ("spark.context", "broadcast"): "per-worker",
 }
+# What `ray.get` raises for TF state a Ray task returns: Ray pickles the result in the worker, and the
+# error comes back wrapped (measured, Ray 2.x, TF 2.21: a Session or Graph, a Dataset; a Keras model
+# returns fine).
+RAY_RETURN_ERRORS = {
+    Kind.SESSION: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.GRAPH: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.DATASET: "RayTaskError(InvalidArgumentError): a Dataset does not pickle (its variant tensor)",
+}
 # Engine objects received as parameters (analysis/engine_objects.py). An annotation naming one of
 # these classes types the parameter:
 ENGINE_ANNOTATIONS: dict[str, str] = {

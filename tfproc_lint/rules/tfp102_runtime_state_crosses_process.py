@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engine_objects, engines, outcomes
+from tfproc_lint.analysis import engine_objects, engines, outcomes, ray_returns
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
@@ -59,6 +59,9 @@ class RuntimeStateCrossesProcess(Rule):
         "`client.scatter` of a Keras model fails in Dask's own Keras serializer under Keras 3 "
         "(`AttributeError: '_updated_config'`), as does a Keras model a Dask task returns (a "
         "`@dask.delayed` function, `client.submit`) where the module makes a distributed `Client`. "
+        "A Dataset a Ray task returns fails on its way back (`ray.get` raises "
+        "`RayTaskError(InvalidArgumentError)`; measured, probe pair `tfp102_ray_returned_dataset_*`); a "
+        "Keras model a Ray task returns comes back. "
         + engine_objects.RECEIVED + "Example (Dask):"
     )
     options = ("assume-start-method", "target-python")
@@ -209,6 +212,8 @@ class RuntimeStateCrossesProcess(Rule):
                 if message is not None:
                     yield Report(node, message)
         for node, message in engines.returned_keras_models(analysis, crossing):
+            yield Report(node, message)
+        for node, message in ray_returns.returned_state(analysis, crossing, TF2_STATE):
             yield Report(node, message)
         if crossing.callable is None:
             return
