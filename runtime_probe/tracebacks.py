@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 HEADER = "Traceback (most recent call last):"
-EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::\s?(.*))?$")
+# Ray re-raises a task's error as a class named after both: `ray.exceptions.RayTaskError(InvalidArgumentError)`.
+EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:\([\w.]*\))?)(?::\s?(.*))?$")
 WORKER_FRAMES = re.compile(
     r'(multiprocessing[/\\]pool\.py", line \d+, in worker'
     r'|concurrent[/\\]futures[/\\]process\.py", line \d+, in _process_worker'

@@ -434,3 +434,42 @@ def test_ray_remote_functions_have_remote_and_options() -> None:
     ray = pytest.importorskip("ray")
     task = ray.remote(lambda: None)
     assert hasattr(task, api.RAY_SUBMIT) and hasattr(task, api.RAY_OPTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(api.ENGINE_ANNOTATIONS))
+def test_engine_annotations_name_the_classes_of_their_objects(name: str) -> None:
+    """`df: DataFrame` types a parameter: the annotation is the engine object's own class."""
+    kind = api.ENGINE_ANNOTATIONS[name]
+    assert resolve(name) is resolve(api.ENGINE_OBJECT_CLASSES[kind])
+
+
+@pytest.mark.parametrize("member", sorted(api.ENGINE_PARAMETER_MEMBERS))
+def test_engine_parameter_members_are_methods_of_those_objects(member: str) -> None:
+    kind = api.ENGINE_PARAMETER_MEMBERS[member]
+    assert hasattr(resolve(api.ENGINE_OBJECT_CLASSES[kind]), member)
+
+
+@pytest.mark.parametrize("module", sorted(api.ENGINE_STAR_EXPORTS))
+def test_engine_star_exports_are_what_a_star_import_binds(module: str) -> None:
+    head = module.split(".")[0]
+    if head in OPTIONAL_ROOTS and importlib.util.find_spec(head) is None:
+        pytest.skip(f"{head} is not installed")
+    namespace: dict = {}
+    exec(f"from {module} import *", namespace)  # noqa: S102 - the installed engine's own star import
+    for name in api.ENGINE_STAR_EXPORTS[module]:
+        assert name in namespace, f"from {module} import * does not bind {name}"
+        assert getattr(importlib.import_module(module), name) is namespace[name]
+
+
+PRESERVING = sorted((kind, member) for kind, members in api.ENGINE_PRESERVING_MEMBERS.items() for member in members)
+
+
+@pytest.mark.parametrize("kind, member", PRESERVING)
+def test_engine_preserving_members_give_back_the_same_kind(kind: str, member: str) -> None:
+    """`df.repartition(8)` is a DataFrame again: the method's own return annotation says so."""
+    import inspect
+
+    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    returns = inspect.signature(getattr(cls, member)).return_annotation
+    name = getattr(returns, "__name__", str(returns)).strip("'\"").split("[")[0]  # RDD[T] -> RDD
+    assert name == cls.__name__, (kind, member, returns)

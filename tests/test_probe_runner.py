@@ -313,6 +313,19 @@ def test_traceback_chain_from_a_pool_worker():
     assert (final.short_type, final.message, final.where) == ("ValueError", "boom", "worker")
 
 
+def test_traceback_of_a_ray_task_error_names_both_types():
+    stderr = textwrap.dedent('''\
+        Traceback (most recent call last):
+          File "/tmp/x.py", line 9, in <module>
+            ray.get(refs)
+        ray.exceptions.RayTaskError(InvalidArgumentError): ray::prepare() (pid=1, ip=127.0.0.1)
+          File "/tmp/x.py", line 5, in prepare
+        tensorflow.python.framework.errors_impl.InvalidArgumentError: Cannot convert a Tensor of dtype variant
+    ''')
+    final = tracebacks.final_parent_exception(tracebacks.parse(stderr))
+    assert (final.short_type, final.where) == ("RayTaskError(InvalidArgumentError)", "parent")
+
+
 def obs_ok(rate: float) -> runner.Observation:
     return runner.Observation(outcome="ok", duration_s=1, result={"ok": True, "metrics": {"tasks_per_s": rate}})
 

@@ -482,6 +482,10 @@ ENGINE_FACTORIES: dict[str, str] = {
     "ray.data.read_csv": "ray.dataset",
     "ray.data.read_json": "ray.dataset",
     "ray.data.read_binary_files": "ray.dataset",
+    "pyspark.sql.SparkSession.getActiveSession": "spark.session",
+    "pyspark.sql.SparkSession.active": "spark.session",
+    "pyspark.sql.session.SparkSession.getActiveSession": "spark.session",
+    "pyspark.sql.session.SparkSession.active": "spark.session",
 }
 # The class each engine object is an instance of (tests/test_api_knowledge.py checks the methods).
 ENGINE_OBJECT_CLASSES = {
@@ -559,6 +563,72 @@ ENGINE_TASK_METHODS: dict[tuple[str, str], tuple[int, str]] = {
 ENGINE_SENDS: dict[tuple[str, str], str] = {
     ("dask.client", "scatter"): "per-worker",
     ("spark.context", "broadcast"): "per-worker",
+}
+# What `ray.get` raises for TF state a Ray task returns: Ray pickles the result in the worker, and the
+# error comes back wrapped (measured, Ray 2.x, TF 2.21: a Session or Graph, a Dataset; a Keras model
+# returns fine).
+RAY_RETURN_ERRORS = {
+    Kind.SESSION: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.GRAPH: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.DATASET: "RayTaskError(InvalidArgumentError): a Dataset does not pickle (its variant tensor)",
+}
+# Engine objects received as parameters (analysis/engine_objects.py). An annotation naming one of
+# these classes types the parameter:
+ENGINE_ANNOTATIONS: dict[str, str] = {
+    "pyspark.RDD": "spark.rdd",
+    "pyspark.rdd.RDD": "spark.rdd",
+    "pyspark.sql.DataFrame": "spark.dataframe",
+    "pyspark.sql.dataframe.DataFrame": "spark.dataframe",
+    "pyspark.SparkContext": "spark.context",
+    "pyspark.context.SparkContext": "spark.context",
+    "pyspark.sql.SparkSession": "spark.session",
+    "pyspark.sql.session.SparkSession": "spark.session",
+    "distributed.Client": "dask.client",
+    "distributed.client.Client": "dask.client",
+    "dask.distributed.Client": "dask.client",
+    "dask.bag.Bag": "dask.bag",
+    "dask.dataframe.DataFrame": "dask.collection",
+    "ray.data.Dataset": "ray.dataset",
+}
+# ... and so does the first member taken of it in its function, in a module that imports the engine,
+# when only that engine's objects have it. Left out because other objects share the name: `map`,
+# `flatMap`, `filter`, `foreach` (builtins, executors, pandas), `submit`, `scatter`, `gather`, `run`,
+# `compute`, `persist` (concurrent.futures executors, MPI communicators, other schedulers),
+# `map_blocks` (xarray), `map_batches` (ray.data only, but also ML libraries' datasets).
+ENGINE_PARAMETER_MEMBERS: dict[str, str] = {
+    "mapPartitions": "spark.rdd",
+    "mapPartitionsWithIndex": "spark.rdd",
+    "foreachPartition": "spark.rdd",  # a DataFrame's is its RDD's
+    "rdd": "spark.dataframe",
+    "mapInPandas": "spark.dataframe",
+    "mapInArrow": "spark.dataframe",
+    "map_partitions": "dask.collection",  # a bag's too: counted as a collection, pickled only under a Client
+    "register_plugin": "dask.client",
+    "upload_file": "dask.client",
+    "scheduler_info": "dask.client",
+    "wait_for_workers": "dask.client",
+}
+# ... also through a name made from the parameter (`df = df.repartition(8)`, then `df.rdd`), when the
+# members between give back the same kind of object: these, or the explicit ENGINE_PRODUCES entries
+# (never its "*", which stands for methods of any kind).
+ENGINE_PRESERVING_MEMBERS: dict[str, frozenset[str]] = {
+    "spark.dataframe": frozenset({"filter", "where", "select", "selectExpr", "withColumn", "withColumnRenamed",
+                                  "drop", "dropna", "fillna", "dropDuplicates", "distinct", "limit", "sample",
+                                  "repartition", "coalesce", "cache", "persist", "orderBy", "sort",
+                                  "sortWithinPartitions", "join", "union", "unionByName", "alias"}),
+    "spark.rdd": frozenset({"filter", "repartition", "coalesce", "cache", "persist", "sample", "distinct",
+                            "union", "sortBy", "sortByKey"}),
+}
+# Star imports of engine modules: the names the analysis reads that they bring in (`from ray import *`
+# raises ImportError in Ray 2.4x: its `__all__` names the removed `workflow`).
+ENGINE_STAR_EXPORTS: dict[str, frozenset[str]] = {
+    "pyspark": frozenset({"SparkContext", "SparkConf"}),
+    "pyspark.sql": frozenset({"SparkSession"}),
+    "pyspark.sql.functions": frozenset({"udf", "pandas_udf", "PandasUDFType"}),
+    "pyspark.ml.functions": frozenset({"predict_batch_udf"}),
+    "dask": frozenset({"delayed"}),
+    "distributed": frozenset({"Client", "LocalCluster", "get_client"}),
+    "dask.distributed": frozenset({"Client", "LocalCluster", "get_client"}),
 }
 # Dask's local clusters: the nanny spawns each worker process, which re-imports the driver's
 # `__main__`; made at import, the re-import starts the cluster again and the worker dies

@@ -16,7 +16,7 @@ from functools import cached_property
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+from tfproc_lint.analysis import api, engine_objects
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Route, RouteKind, Sent
@@ -42,7 +42,7 @@ class EngineRoutes:
 
     @cached_property
     def active(self) -> bool:
-        return any(name.split(".")[0] in api.ENGINE_PACKAGES for name in self.symbols.imported_modules)
+        return bool(engine_objects.imported_engines(self))
 
     @cached_property
     def _decorated_udfs(self) -> dict[cst.Call, FunctionInfo]:
@@ -70,7 +70,7 @@ class EngineRoutes:
         if isinstance(func, cst.Attribute) and func.attr.value == api.RAY_SUBMIT:
             crossing = self._ray_submit(site, func)
             return [crossing] if crossing else []
-        name = self.classifier.qualified_name(func, site.scope, site.order)
+        name = engine_objects.engine_name(self, func, site.scope, site.order)
         if name == api.RAY_PUT and call.args:
             owner = _owner("ray", call, "one", "put")
             crossing = Crossing(_route("ray.put", "put"), call, site, owner, Pickling.ALWAYS)
@@ -85,7 +85,7 @@ class EngineRoutes:
             crossing.callable, crossing.callable_scope = call.args[0].value, site.scope
             return [crossing]
         if isinstance(func, cst.Call) and func.args:
-            inner = self.classifier.qualified_name(func.func, site.scope, site.order)
+            inner = engine_objects.engine_name(self, func.func, site.scope, site.order)
             if inner in api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS and call.args:  # udf(DoubleType())(f)
                 crossing = self._spark_udf(site, inner, func, call.args[0].value)
                 return [crossing] if crossing else []
@@ -122,7 +122,7 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             head = target.func if isinstance(target, cst.Call) else target
-            if self.classifier.qualified_name(head, scope, self.symbols.end_of_file) in api.DASK_DELAYED:
+            if engine_objects.engine_name(self, head, scope, self.symbols.end_of_file) in api.DASK_DELAYED:
                 return True
         return False
 
@@ -141,8 +141,8 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             call = target if isinstance(target, cst.Call) else None
-            name = self.classifier.qualified_name(call.func if call else target, scope or info.scope,
-                                                  self.symbols.end_of_file)
+            name = engine_objects.engine_name(self, call.func if call else target, scope or info.scope,
+                                              self.symbols.end_of_file)
             if name == api.RAY_REMOTE:
                 return call if call is not None else True
         return False
@@ -157,7 +157,7 @@ class EngineRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             head = target.func if isinstance(target, cst.Call) else target
-            if self.classifier.qualified_name(head, scope, self.symbols.end_of_file) in _TASK_DECORATORS:
+            if engine_objects.engine_name(self, head, scope, self.symbols.end_of_file) in _TASK_DECORATORS:
                 return True
         return False
 
@@ -184,6 +184,11 @@ class EngineRoutes:
             crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
             crossing = Crossing(_route("a Ray actor method (.remote())", "remote"), call, site,
+                                _owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
+        elif "ray" in engine_objects.imported_engines(self) \
+                and engine_objects.is_parameter(self, target, site.scope, site.order):
+            # a remote function or actor class received as a parameter: its arguments cross alike
+            crossing = Crossing(_route("a Ray task or actor (.remote())", "remote"), call, site,
                                 _owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
         else:
             return None
@@ -231,20 +236,9 @@ class EngineRoutes:
         return None
 
     def _is_actor_handle(self, node, scope: Scope, order: int) -> bool:
-        """`handle = Actor.remote(...)` (or `Actor.options(...).remote(...)`)."""
-        if not isinstance(node, cst.Name):
-            return False
-        bindings = self.symbols.bindings_at(node.value, scope, order)
-        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
-            return False
-        made, binding = bindings[0].value, bindings[0]
-        if not (isinstance(made.func, cst.Attribute) and made.func.attr.value == api.RAY_SUBMIT):
-            return False
-        target = made.func.value
-        if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute):
-            target = target.func.value
-        remote = self.ray_remote(target, binding.scope, binding.order)
-        return remote is not None and isinstance(remote[0], ClassInfo)
+        """`handle = Actor.remote(...)` (or `Actor.options(...).remote(...)`), kept in a list, a
+        loop variable or a `self` attribute, or received as a parameter (engine_objects.py)."""
+        return engine_objects.is_actor_handle(self, node, scope, order)
 
     # Dask, Spark, Ray Data: methods of engine objects -------------------------------------------------
     def _method(self, site: CallSite, func: cst.Attribute) -> Crossing | None:
@@ -352,18 +346,20 @@ class EngineRoutes:
             return None
         if isinstance(node, cst.Name):
             bindings = self.symbols.bindings_at(node.value, scope, order)
+            if len(bindings) == 1 and bindings[0].kind == "param":
+                return engine_objects.parameter_type(self, bindings[0], depth + 1)
             if len(bindings) != 1 or bindings[0].kind not in ("assign", "with") or bindings[0].value is None:
                 return None
             binding = bindings[0]
             return self.object_type(binding.value, binding.scope, binding.order, depth + 1)
         if isinstance(node, cst.Attribute):
-            name = self.classifier.qualified_name(node, scope, order)
+            name = engine_objects.engine_name(self, node, scope, order)
             if name in api.ENGINE_FACTORIES:
                 return api.ENGINE_FACTORIES[name]
             inner = self.object_type(node.value, scope, order, depth + 1)
             return _produces(inner, node.attr.value) if inner else None
         if isinstance(node, cst.Call):
-            name = self.classifier.qualified_name(node.func, scope, order)
+            name = engine_objects.engine_name(self, node.func, scope, order)
             if name in api.ENGINE_FACTORIES:
                 return api.ENGINE_FACTORIES[name]
             if isinstance(node.func, cst.Attribute):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis import engine_objects, engines, outcomes, ray_returns
 from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 
@@ -59,7 +59,9 @@ class SessionCrossesProcess(Rule):
         "fails with the engine's own error (Ray: `TypeError: Could not serialize the argument "
         "<...Session>`; Spark: `PicklingError: Could not serialize object: TypeError: cannot pickle "
         "'Graph' object`). The fix is the engine's: an actor (Ray) or a partition function (Spark) "
-        "that builds the session once. Example (Ray):"
+        "that builds the session once. A session or graph a Ray task returns fails on its way back: "
+        "`ray.get` raises `RayTaskError(TypeError): cannot pickle 'Graph' object` (measured). "
+        + engine_objects.RECEIVED + "Example (Ray):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (
@@ -164,3 +166,5 @@ class SessionCrossesProcess(Rule):
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
                 if message is not None:
                     yield Report(node, message)
+        for node, message in ray_returns.returned_state(analysis, crossing, TF1_STATE):
+            yield Report(node, message)

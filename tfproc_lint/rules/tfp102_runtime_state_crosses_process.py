@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engines, outcomes, ray_refs
+from tfproc_lint.analysis import engine_objects, engines, outcomes, ray_refs, ray_returns
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
@@ -63,7 +63,11 @@ class RuntimeStateCrossesProcess(Rule):
         "`ray.put(model)` or of a task that returns a model) is reported too: Ray stores it once, but "
         "each task unpickles its own copy, which for a Keras 3 model is a full load (24 tasks: 24 "
         "copies; a 5 MB model: 16 tasks/s, against 562 with two actors that build it once). Handed to "
-        "actor constructors or to one task, it is not. Example (Dask):"
+        "actor constructors or to one task, it is not. "
+        "A Dataset a Ray task returns fails on its way back (`ray.get` raises "
+        "`RayTaskError(InvalidArgumentError)`; measured, probe pair `tfp102_ray_returned_dataset_*`); a "
+        "Keras model a Ray task returns comes back. "
+        + engine_objects.RECEIVED + "Example (Dask):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (
@@ -220,6 +224,8 @@ class RuntimeStateCrossesProcess(Rule):
         for node, message in engines.returned_keras_models(analysis, crossing):
             yield Report(node, message)
         for node, message in ray_refs.shared_models(analysis, crossing):
+            yield Report(node, message)
+        for node, message in ray_returns.returned_state(analysis, crossing, TF2_STATE):
             yield Report(node, message)
         if crossing.callable is None:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import engines, outcomes
+from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.project_names import Place
@@ -67,7 +67,8 @@ class StateCapturedByWorker(Rule):
         "(`client.map(model.predict, chunks)`, `client.submit` or `dask.delayed(model.predict)` in a loop) "
         "runs, but each task carries the whole model and loads its own copy on the worker (measured: 10 "
         "tasks, 10 loads); a model subclass defined in the script fails there (`TypeError: Could not "
-        "locate class`). Example (Spark):"
+        "locate class`). "
+        + engine_objects.RECEIVED + "Example (Spark):"
     )
     options = ("assume-start-method", "target-python")
     bad_examples = (

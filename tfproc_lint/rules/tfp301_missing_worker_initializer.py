@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import engines, ray_serve
+from tfproc_lint.analysis import engine_objects, engines, ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.per_task import depends_on_task, movable_builders, per_task_builders, trains
@@ -92,8 +92,8 @@ class MissingWorkerInitializer(Rule):
         "called through a handle; not `__init__` and the methods it calls, `reconfigure`, "
         "`check_health` or a `@serve.multiplexed` loader, which Serve caches per model id) that load a "
         "model load it on every request: load it in the deployment's `__init__`, once per replica (read "
-        "from the code only: Ray Serve was not installed where the probe ran). Examples (Ray, Dask, "
-        "Spark, Ray Serve):"
+        "from the code only: Ray Serve was not installed where the probe ran). "
+        + engine_objects.RECEIVED + "Examples (Ray, Dask, Spark, Ray Serve):"
     )
     bad_examples = (
         Example(

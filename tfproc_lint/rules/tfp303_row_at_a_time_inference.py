@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_models, engines
+from tfproc_lint.analysis import api, engine_models, engine_objects, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
@@ -92,7 +92,8 @@ class RowAtATimeInference(Rule):
         "attribute set in `__init__`, a Dask WorkerPlugin's `get_worker().model`): a row `udf` that runs it "
         "on its row's columns, a plain `pandas_udf` or a `ray.data` `map_batches` function or class "
         "that loops over its batch's rows, and `client.submit`, `dask.delayed`, a Ray task or a Ray "
-        "actor method submitted once per item of a loop with one row each."
+        "actor method submitted once per item of a loop with one row each. "
+        + engine_objects.RECEIVED.rstrip()
     )
     why_bad = (
         "Each task pays a model call, a pickled round trip to the worker and the pool's bookkeeping for "

@@ -1,0 +1,278 @@
+"""Engine objects a module does not make itself, for analysis/engines.py.
+
+- A parameter of a function of this file: typed by its annotation (`df: DataFrame`), by what every
+  caller in the file passes, or, in a module that imports the engine, by a method only that engine's
+  objects have, called on it in the function (`rdd.mapPartitions`, `df.rdd`, `df.mapInPandas`,
+  `ddf.map_partitions`, `client.register_plugin`), also through a name made from it by members
+  whose result is known (`df = df.repartition(8)`, then `df.rdd`) when only one starting type
+  fits. Names other libraries share (`map`, `submit`, `scatter`, `filter`, `foreach`, `map_blocks`)
+  type nothing: a `concurrent.futures` executor or an MPI communicator in a file that also imports
+  Dask stays what it is (a miss rather than a false alarm; `client.submit`/`map`/`scatter` on a
+  parameter count once the parameter is known as a Client).
+- Ray actor handles kept in a list, a comprehension, a loop variable or a `self` attribute, and
+  handles received as parameters (`.m.remote(...)` is Ray's alone).
+- Names a star import of an engine module brings in (`from pyspark.sql.functions import *`).
+
+Every function takes the module's `EngineRoutes` (`routes`) and never imports engines.py.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.symbols import Binding, ClassInfo, Scope
+from tfproc_lint.analysis.values import argument, keyword
+
+_MAX_DEPTH = 8
+# For the rules' documentation (their "Ray, Dask and Spark" section).
+RECEIVED = (
+    "Engine objects count where a function receives them too: a parameter annotated with the engine's "
+    "class, passed one by every caller in the file, or given a method only that engine has "
+    "(`rdd.mapPartitions`, `df.rdd`, `df.mapInPandas`, `ddf.map_partitions`, `client.register_plugin`, "
+    "`handle.m.remote`) in a module that imports the engine; `map`, `submit` and `scatter` alone, which "
+    "executors and MPI communicators share, do not make a parameter a Dask client (a miss rather than a "
+    "false alarm). Ray actor handles count in lists, loops and `self` attributes, and Spark and Dask "
+    "names from a star import of their modules. "
+)
+
+
+def imported_engines(routes) -> set[str]:
+    """The engines ("ray", "dask", "spark") the module imports (star imports too)."""
+    symbols = routes.symbols
+    return {api.ENGINE_PACKAGES[name.split(".")[0]] for name in [*symbols.imported_modules, *symbols.star_imports]
+            if name.split(".")[0] in api.ENGINE_PACKAGES}
+
+
+# Parameters -----------------------------------------------------------------------------------------
+def parameter_type(routes, binding: Binding, depth: int = 0) -> str | None:
+    """The engine object a function's parameter holds, or None when nothing says."""
+    function = binding.scope.function
+    param = binding.value
+    if function is None or not isinstance(param, cst.Param) or depth > _MAX_DEPTH:
+        return None
+    return (_annotated_type(routes, function, param) or _passed_type(routes, function, param, depth)
+            or _used_as(routes, function, binding))
+
+
+def _annotated_type(routes, function, param: cst.Param) -> str | None:
+    if param.annotation is None:
+        return None
+    scope = function.scope.parent or function.scope
+    name = routes.classifier.qualified_name(param.annotation.annotation, scope, function.order)
+    return api.ENGINE_ANNOTATIONS.get(name or "")
+
+
+def _passed_type(routes, function, param: cst.Param, depth: int) -> str | None:
+    """What every call of the function by name in this file passes for the parameter, when all agree."""
+    positional = [*function.node.params.posonly_params, *function.node.params.params]
+    index = next((i for i, p in enumerate(positional) if p is param), None)
+    if function.self_name is not None and index is not None:
+        if index == 0:
+            return None
+        index -= 1
+    found = set()
+    for site in routes.classifier._call_sites().get(function.node, ()):
+        if any(arg.star for arg in site.node.args):
+            return None
+        given = argument(site.node, index, param.name.value) if index is not None \
+            else keyword(site.node, param.name.value)
+        if given is None:
+            return None
+        found.add(routes.object_type(given, site.scope, site.order, depth + 1))
+    return found.pop() if len(found) == 1 else None
+
+
+def _used_as(routes, function, binding: Binding) -> str | None:
+    """The engine object an engine-only method called on the parameter (in its function, with the
+    engine imported) says it is; None when uses disagree."""
+    engines = imported_engines(routes)
+    found = set()
+    for site in routes.symbols.calls:
+        first = _first_member(site.node.func)
+        if first is None or not _inside(site.scope, function.scope):
+            continue
+        kind = api.ENGINE_PARAMETER_MEMBERS.get(first[1])
+        if kind is None or kind.split(".")[0] not in engines:
+            continue
+        bindings = routes.symbols.bindings_at(first[0].value, site.scope, site.order)
+        if len(bindings) != 1:
+            continue
+        if bindings[0] is binding:
+            found.add(kind)
+            continue
+        chain = _chain_from(routes, bindings[0], binding)  # `df = df.repartition(8)`, then `df.rdd`
+        if chain is not None:
+            given = {start for start in api.ENGINE_OBJECT_CLASSES if _through(start, chain) == kind}
+            if len(given) == 1:
+                found |= given
+    return found.pop() if len(found) == 1 else None
+
+
+def _chain_from(routes, binding: Binding, param: Binding, depth: int = 0) -> list[str] | None:
+    """The members taken from the parameter to make the value of `binding`, a name assigned a
+    chain of calls and attributes rooted at the parameter (or at such a name); else None."""
+    if binding.kind != "assign" or binding.value is None or depth > _MAX_DEPTH:
+        return None
+    members, node = [], binding.value
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Attribute):
+            members.append(node.attr.value)
+        node = node.value if isinstance(node, cst.Attribute) else node.func
+    if not isinstance(node, cst.Name) or not members:
+        return None
+    bindings = routes.symbols.bindings_at(node.value, binding.scope, binding.order)
+    if len(bindings) != 1:
+        return None
+    if bindings[0] is param:
+        return members[::-1]
+    before = _chain_from(routes, bindings[0], param, depth + 1)
+    return before + members[::-1] if before is not None else None
+
+
+def _through(kind: str | None, members: list[str]) -> str | None:
+    """The engine object these members give when taken in turn from a `kind` object, by what is
+    known of each member (not ENGINE_PRODUCES' "*", which would take any name)."""
+    for member in members:
+        if kind is None:
+            return None
+        kind = api.ENGINE_PRODUCES.get((kind, member)) or (
+            kind if member in api.ENGINE_PRESERVING_MEMBERS.get(kind, ()) else None)
+    return kind
+
+
+def _first_member(node) -> tuple[cst.Name, str] | None:
+    """`p.rdd.mapPartitions` -> (p, "rdd"): the name a chain of calls and attributes starts from,
+    and the first member taken of it."""
+    while isinstance(node, (cst.Attribute, cst.Call)):
+        if isinstance(node, cst.Call):
+            node = node.func
+            continue
+        if isinstance(node.value, cst.Name):
+            return node.value, node.attr.value
+        node = node.value
+    return None
+
+
+def _inside(scope: Scope | None, function_scope: Scope) -> bool:
+    while scope is not None:
+        if scope is function_scope:
+            return True
+        scope = scope.parent
+    return False
+
+
+def is_parameter(routes, node, scope: Scope, order: int) -> bool:
+    """A name bound to a parameter (of a function or lambda) and nothing else."""
+    if not isinstance(node, cst.Name):
+        return False
+    bindings = routes.symbols.bindings_at(node.value, scope, order)
+    return len(bindings) == 1 and bindings[0].kind == "param"
+
+
+# Ray actor handles ----------------------------------------------------------------------------------
+def is_actor_handle(routes, node, scope: Scope, order: int, depth: int = 0) -> bool:
+    """`h` in `h.m.remote(...)` is a Ray actor handle: bound to `Actor.remote(...)`, a loop
+    variable over handles, an element of a list of handles (`actors[i]`), a `self` attribute set
+    to one, or a parameter in a module that imports Ray (only actor handles have `.m.remote`)."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, cst.Name):
+        bindings = routes.symbols.bindings_at(node.value, scope, order)
+        if len(bindings) != 1 or bindings[0].value is None:
+            return False
+        binding = bindings[0]
+        if binding.kind == "assign":
+            return makes_actor(routes, binding.value, binding.scope, binding.order)
+        if binding.kind == "for":
+            return holds_actors(routes, binding.value, binding.scope, binding.order, depth + 1) \
+                or _received(routes, binding.value, binding.scope, binding.order)
+        return binding.kind == "param" and "ray" in imported_engines(routes)
+    if isinstance(node, cst.Subscript):
+        return holds_actors(routes, node.value, scope, order, depth + 1) or _received(routes, node.value, scope, order)
+    if isinstance(node, cst.Attribute):
+        values = _self_attribute(routes, node, scope, order)
+        return bool(values) and all(makes_actor(routes, value, where, at) for value, where, at in values)
+    return False
+
+
+def _received(routes, node, scope: Scope, order: int) -> bool:
+    """A parameter, in a module that imports Ray: `for h in handles: h.m.remote(...)`, `handles[i].m.remote(...)`."""
+    return is_parameter(routes, node, scope, order) and "ray" in imported_engines(routes)
+
+
+def makes_actor(routes, node, scope: Scope, order: int) -> bool:
+    """`Actor.remote(...)` or `Actor.options(...).remote(...)` of a `@ray.remote` class."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == api.RAY_SUBMIT):
+        return False
+    target = node.func.value
+    if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
+            and target.func.attr.value == api.RAY_OPTIONS:
+        target = target.func.value
+    remote = routes.ray_remote(target, scope, order)
+    return remote is not None and isinstance(remote[0], ClassInfo)
+
+
+def holds_actors(routes, node, scope: Scope, order: int, depth: int = 0) -> bool:
+    """A list or tuple display of actor handles, a comprehension making them, or a name or `self`
+    attribute bound to one."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return bool(node.elements) and all(
+            not isinstance(e, cst.StarredElement) and makes_actor(routes, e.value, scope, order)
+            for e in node.elements)
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return makes_actor(routes, node.elt, routes.symbols.scope_of_node.get(node, scope), order)
+    if isinstance(node, cst.Name):
+        bindings = routes.symbols.bindings_at(node.value, scope, order)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
+            binding = bindings[0]
+            return holds_actors(routes, binding.value, binding.scope, binding.order, depth + 1)
+        return False
+    if isinstance(node, cst.Attribute):
+        values = _self_attribute(routes, node, scope, order)
+        return bool(values) and all(holds_actors(routes, value, where, at, depth + 1) for value, where, at in values)
+    return False
+
+
+def _self_attribute(routes, node: cst.Attribute, scope: Scope, order: int) -> list:
+    """(value, scope, order) of each `self.x = value` made while the object is constructed."""
+    owner = routes.classifier.instance_class(node.value, scope, order)
+    if owner is None:
+        return []
+    bindings = routes.classifier.class_attributes(owner).get(node.attr.value, [])
+    if any(b.value is None for b in bindings):
+        return []
+    return [(b.value, b.scope, b.order) for b in bindings]
+
+
+# Star imports ---------------------------------------------------------------------------------------
+def star_imported(routes, node, scope: Scope, order: int) -> str | None:
+    """`udf` after `from pyspark.sql.functions import *`: the engine name a bare, otherwise unbound
+    name stands for, when every star import of the module is one of the engine modules known here
+    (another module's star import might bind the same name)."""
+    stars = routes.symbols.star_imports
+    if not isinstance(node, cst.Name) or not stars or routes.symbols.bindings_at(node.value, scope, order):
+        return None
+    if any(module not in api.ENGINE_STAR_EXPORTS for module in stars):
+        return None
+    for module in reversed(stars):  # the last star import binds the name
+        if node.value in api.ENGINE_STAR_EXPORTS[module]:
+            return f"{module}.{node.value}"
+    return None
+
+
+def engine_name(routes, node, scope: Scope, order: int) -> str | None:
+    """The qualified name of a name or attribute, also through an engine module's star import
+    (`SparkSession.builder` after `from pyspark.sql import *`)."""
+    name = routes.classifier.qualified_name(node, scope, order)
+    if name is not None:
+        return name
+    members = []
+    while isinstance(node, cst.Attribute):
+        members.append(node.attr.value)
+        node = node.value
+    head = star_imported(routes, node, scope, order)
+    return ".".join([head, *reversed(members)]) if head else None
