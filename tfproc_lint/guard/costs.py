@@ -9,7 +9,8 @@ the program does or returns.
   task than the first time (one build per worker would serve every task);
 - TFP302: a worker of a `Pool()` made without a worker count (one worker per CPU) builds or loads a
   model, so memory grows with the CPU count;
-- TFP303: a worker runs its Keras model on one row at a time, once per task, ROW_CALLS times or more.
+- TFP303: a worker runs its Keras model on one row at a time, once per task, ROW_CALLS times or more
+  (in a Ray, Dask or Spark task: engine_workers.py).
 
 The worker-side counters live only in worker processes (spawned by a guarded parent, or forked): the
 parent's model calls are not wrapped. Thresholds favour a missed warning over a false one: each
@@ -142,12 +143,17 @@ def _cpu_sized(what: str) -> None:
 
 def model_called(x) -> None:
     global _one_row_calls, _model_calls
-    _model_calls += 1
     shape = getattr(x, "shape", None)
     try:
         one_row = shape is not None and len(shape) >= 1 and shape[0] == 1
     except TypeError:
         one_row = False
+    in_engine_task, message, fix = engine_workers.model_called(one_row)
+    if in_engine_task:
+        if message:
+            warn("TFP303", message, fix=fix)
+        return
+    _model_calls += 1
     if not one_row:
         return
     _one_row_calls += 1

@@ -13,6 +13,12 @@ A warning printed in a Ray or Spark worker may never reach the driver's terminal
 `log_to_driver=False`, Spark's executor logs), so these workers also append it to a file named in
 the environment they inherit from the driver, and the driver prints what they wrote when it exits.
 
+TFP303 in engine workers: one-row model calls. A Spark task runs one partition, so many one-row
+calls in one task are a loop over its rows (ROW_CALLS or more, nearly all of the task's calls); a Ray
+or Dask task over a single row calls the model about once, so there it is counted across the tasks of
+the worker, as for a pool. A Ray or Dask task that calls the model many times (a rollout, a decoding
+loop) is left alone: its calls may depend on each other.
+
 The running task comes from the engine's own task context. Ray and Dask tasks are counted per
 worker: the same model file (or graph) built in REPEATS different tasks. A Spark Python worker runs
 one partition per task and is reused for the next partition, so one load per partition is the fix
@@ -34,10 +40,26 @@ FIXES = {
     "dask": "load it once per worker: a WorkerPlugin (client.register_plugin) or a module-level cache",
     "spark": "load it once per partition: an iterator pandas_udf (Iterator[pd.Series]) or mapPartitions",
 }
+# One-row model calls before TFP303 (as in costs.py): the probe's bad Spark scenario makes 256 per
+# task, its fixed twin one call per partition; a Ray or Dask worker's tasks at most CALLS_PER_TASK each.
+ROW_CALLS = 100
+CALLS_PER_TASK = 2
+MAX_TASKS = 4096  # Ray and Dask tasks remembered per worker (the count then stays: a missed warning at worst)
+ROW_FIXES = {
+    "ray": "send batches of rows, not single rows: ray.data map_batches, or one task per chunk of rows "
+           "(np.array_split), and call the model once per batch",
+    "dask": "send chunks of rows, not single rows: client.map over np.array_split(rows, n) (or map_partitions / "
+            "map_blocks), and call the model once per chunk",
+    "spark": "stack the partition's rows (np.stack) and call the model once per partition or per batch of rows "
+             "(mapPartitions, or an iterator pandas_udf)",
+}
 REPORT_ENV = "TFPROC_GUARD_WORKER_REPORT"
 reporting = False  # this process is an engine worker that reports its warnings to the driver
 _tasks_of: dict[tuple, set] = {}  # Ray, Dask: identity -> the tasks that built it
 _in_task: dict[tuple, int] = {}  # Spark: (task, identity) -> builds in that task
+_spark_calls = [None, 0, 0]  # Spark: the task, its one-row model calls, all its model calls
+_row_tasks: set = set()  # Ray, Dask: the tasks that ran the model on one row
+_row_calls = [0, 0]  # Ray, Dask: one-row model calls in tasks, all model calls in tasks
 
 
 def current_task() -> tuple[str, object] | None:
@@ -86,6 +108,37 @@ def built(identity: tuple, what: str) -> tuple[bool, str | None, str | None]:
         how = f"in {len(tasks)} {'Ray' if engine == 'ray' else 'Dask'} tasks"
     return True, (f"worker process {os.getpid()} built {what} {how}: every call pays the whole build (the "
                   "program goes on)"), FIXES[engine]
+
+
+def model_called(one_row: bool) -> tuple[bool, str | None, str | None]:
+    """(whether an engine task made this model call, the TFP303 message and the engine's fix when its
+    tasks run the model one row at a time)."""
+    running = current_task()
+    if running is None:
+        return False, None, None
+    engine, task = running
+    if engine == "spark":
+        if _spark_calls[0] != task:
+            _spark_calls[:] = [task, 0, 0]
+        _spark_calls[1] += one_row
+        _spark_calls[2] += 1
+        rows, calls = _spark_calls[1], _spark_calls[2]
+        if not one_row or rows < ROW_CALLS or rows * 10 < calls * 9:
+            return True, None, None
+        how = f"{rows} times in one Spark task (a call per row of its partition)"
+    else:
+        _row_calls[1] += 1
+        if not one_row:
+            return True, None, None
+        _row_calls[0] += 1
+        if len(_row_tasks) < MAX_TASKS:
+            _row_tasks.add(task)
+        rows, calls = _row_calls
+        if rows < ROW_CALLS or rows > CALLS_PER_TASK * len(_row_tasks) or rows * 10 < calls * 9:
+            return True, None, None
+        how = f"{rows} times, about once per task ({len(_row_tasks)} {'Ray' if engine == 'ray' else 'Dask'} tasks)"
+    return True, (f"worker process {os.getpid()} ran its Keras model on one row at a time {how}: each call "
+                  "pays the model's fixed cost for a single row (the program goes on)"), ROW_FIXES[engine]
 
 
 def driver_report() -> str:

@@ -19,7 +19,7 @@ import functools
 import re
 import types
 
-from . import engine_workers, errors, objects
+from . import engine_sends, engine_workers, errors, objects
 
 SERIALISING = re.compile(r"(?i)serializ|pickl")  # the engines' failure messages (and their causes)
 
@@ -127,15 +127,21 @@ def explain(exc: BaseException, engine: str, route: str, function, payload) -> e
     return cls(f"{found.code}: {message}")
 
 
-def _wrap(owner, name: str, engine: str, route: str, sent) -> None:
+def _wrap(owner, name: str, engine: str, route: str, sent, tasks=None) -> None:
     """Wrap owner.name so that a serialisation failure caused by TensorFlow state raises the rule's
-    error; `sent(args, kwargs)` says which (function, payload) the call sends."""
+    error; `sent(args, kwargs)` says which (function, payload) the call sends; `tasks(args, kwargs)`, when
+    given, how many tasks it sends them with (engine_sends.py counts a model sent with many)."""
     original = getattr(owner, name, None)
     if original is None or getattr(original, "_tfproc_guard", False):
         return
 
     @functools.wraps(original)
     def guarded(*args, **kwargs):
+        if tasks is not None:
+            try:
+                engine_sends.tasks_sent(engine, *sent(args, kwargs), tasks(args, kwargs))
+            except Exception:  # noqa: BLE001 - a check must never break the program
+                pass
         try:
             return original(*args, **kwargs)
         except Exception as exc:
@@ -158,14 +164,18 @@ def _ray_call(args, kwargs):
     return getattr(args[0], "_function", None), (call_args or (), call_kwargs or {})
 
 
+def _one_task(args, kwargs) -> int:
+    return 1
+
+
 def patch_ray(ray) -> None:
     import ray.actor
     import ray.remote_function
 
     route = "a Ray task or actor call (.remote(), pickled in the driver)"
-    _wrap(ray.remote_function.RemoteFunction, "_remote", "ray", route, _ray_call)
+    _wrap(ray.remote_function.RemoteFunction, "_remote", "ray", route, _ray_call, _one_task)
     _wrap(ray.actor.ActorClass, "_remote", "ray", "a Ray actor's constructor (.remote())", _ray_call)
-    _wrap(ray.actor.ActorMethod, "_remote", "ray", "a Ray actor method call (.remote())", _ray_call)
+    _wrap(ray.actor.ActorMethod, "_remote", "ray", "a Ray actor method call (.remote())", _ray_call, _one_task)
     _wrap(ray, "put", "ray", "ray.put (the object store)", lambda a, k: (None, (a[:1], {})))
     if not getattr(ray.init, "_tfproc_guard", False):
         ray.init = _ray_init(ray.init)
@@ -195,9 +205,9 @@ def _ray_init(original):
 def patch_dask(distributed) -> None:
     client = distributed.Client
     _wrap(client, "submit", "dask", "a Dask task (Client.submit, pickled in the driver)",
-          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)))
+          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)), _one_task)
     _wrap(client, "map", "dask", "Dask tasks (Client.map, pickled in the driver)",
-          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)))
+          lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)), engine_sends.map_tasks)
     _wrap(client, "scatter", "dask", "Client.scatter",
           lambda a, k: (None, (a[1:2] or (k.get("data"),), {})))
 
