@@ -71,9 +71,8 @@ def test_every_engine_module_of_the_package_is_registered() -> None:
 
 
 def test_the_route_mixins_do_not_hide_each_others_methods() -> None:
-    members = [set(vars(module.ROUTES)) - set(vars(object)) - {"__dict__", "__weakref__", "__module__",
-                                                              "__qualname__", "__doc__"}
-               for module in registry.ENGINES]
+    plain = {*vars(object), "__dict__", "__weakref__", "__module__", "__qualname__", "__doc__"}
+    members = [set(vars(module.ROUTES)) - plain for module in registry.ENGINES]
     for i, first in enumerate(members):
         for second in members[i + 1:]:
             assert not first & second
