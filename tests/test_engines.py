@@ -1,4 +1,4 @@
-"""Ray, Dask and Spark as process boundaries (tfproc_lint/analysis/engines.py): what crosses,
+"""Ray, Dask and Spark as process boundaries (tfproc_lint/analysis/engines/): what crosses,
 what the engine's cloudpickle sends fine, and the engine's own fix in each message."""
 
 from __future__ import annotations

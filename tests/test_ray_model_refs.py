@@ -1,5 +1,5 @@
 """Issue 30, class 3 (Ray): one Keras model handed to many Ray tasks, each of which unpickles (loads)
-its own copy (TFP102; analysis/ray_refs.py)."""
+its own copy (TFP102; analysis/engines/ray_refs.py)."""
 
 from __future__ import annotations
 

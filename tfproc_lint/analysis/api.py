@@ -408,7 +408,7 @@ BUILTIN_EXITS = frozenset({"exit", "quit"})
 FIX_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
                          "tensorflow_hub.load"})
 
-# === Distributed engines: Ray, Dask, Spark (analysis/engines.py reads these) =======================
+# === Distributed engines: Ray, Dask, Spark (analysis/engines/ reads these) ========================
 # Each engine serialises functions and their arguments with cloudpickle: a function defined in the
 # script is pickled by value with the globals it reads; a Keras 3 model, an EagerTensor, a
 # tf.Variable and a loaded SavedModel pickle (the model at about 12 KB for a small one); a TF1

@@ -1,4 +1,4 @@
-"""Engine objects a module does not make itself, for analysis/engines.py.
+"""Engine objects a module does not make itself, for the engines (analysis/engines/).
 
 - A parameter of a function of this file: typed by its annotation (`df: DataFrame`), by what every
   caller in the file passes, or, in a module that imports the engine, by a method only that engine's
@@ -9,11 +9,11 @@
   type nothing: a `concurrent.futures` executor or an MPI communicator in a file that also imports
   Dask stays what it is (a miss rather than a false alarm; `client.submit`/`map`/`scatter` on a
   parameter count once the parameter is known as a Client).
-- Ray actor handles kept in a list, a comprehension, a loop variable or a `self` attribute, and
-  handles received as parameters (`.m.remote(...)` is Ray's alone).
+- (Ray actor handles kept in a list, a loop variable or a `self` attribute, or received as
+  parameters, are in engines/ray.py.)
 - Names a star import of an engine module brings in (`from pyspark.sql.functions import *`).
 
-Every function takes the module's `EngineRoutes` (`routes`) and never imports engines.py.
+Every function takes the module's `EngineRoutes` (`routes`) and never imports the engines package.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import api
-from tfproc_lint.analysis.symbols import Binding, ClassInfo, Scope
+from tfproc_lint.analysis.symbols import Binding, Scope
 from tfproc_lint.analysis.values import argument, keyword
 
 _MAX_DEPTH = 8
@@ -168,84 +168,6 @@ def is_parameter(routes, node, scope: Scope, order: int) -> bool:
         return False
     bindings = routes.symbols.bindings_at(node.value, scope, order)
     return len(bindings) == 1 and bindings[0].kind == "param"
-
-
-# Ray actor handles ----------------------------------------------------------------------------------
-def is_actor_handle(routes, node, scope: Scope, order: int, depth: int = 0) -> bool:
-    """`h` in `h.m.remote(...)` is a Ray actor handle: bound to `Actor.remote(...)`, a loop
-    variable over handles, an element of a list of handles (`actors[i]`), a `self` attribute set
-    to one, or a parameter in a module that imports Ray (only actor handles have `.m.remote`)."""
-    if depth > _MAX_DEPTH:
-        return False
-    if isinstance(node, cst.Name):
-        bindings = routes.symbols.bindings_at(node.value, scope, order)
-        if len(bindings) != 1 or bindings[0].value is None:
-            return False
-        binding = bindings[0]
-        if binding.kind == "assign":
-            return makes_actor(routes, binding.value, binding.scope, binding.order)
-        if binding.kind == "for":
-            return holds_actors(routes, binding.value, binding.scope, binding.order, depth + 1) \
-                or _received(routes, binding.value, binding.scope, binding.order)
-        return binding.kind == "param" and "ray" in imported_engines(routes)
-    if isinstance(node, cst.Subscript):
-        return holds_actors(routes, node.value, scope, order, depth + 1) or _received(routes, node.value, scope, order)
-    if isinstance(node, cst.Attribute):
-        values = _self_attribute(routes, node, scope, order)
-        return bool(values) and all(makes_actor(routes, value, where, at) for value, where, at in values)
-    return False
-
-
-def _received(routes, node, scope: Scope, order: int) -> bool:
-    """A parameter, in a module that imports Ray: `for h in handles: h.m.remote(...)`, `handles[i].m.remote(...)`."""
-    return is_parameter(routes, node, scope, order) and "ray" in imported_engines(routes)
-
-
-def makes_actor(routes, node, scope: Scope, order: int) -> bool:
-    """`Actor.remote(...)` or `Actor.options(...).remote(...)` of a `@ray.remote` class."""
-    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == api.RAY_SUBMIT):
-        return False
-    target = node.func.value
-    if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-            and target.func.attr.value == api.RAY_OPTIONS:
-        target = target.func.value
-    remote = routes.ray_remote(target, scope, order)
-    return remote is not None and isinstance(remote[0], ClassInfo)
-
-
-def holds_actors(routes, node, scope: Scope, order: int, depth: int = 0) -> bool:
-    """A list or tuple display of actor handles, a comprehension making them, or a name or `self`
-    attribute bound to one."""
-    if depth > _MAX_DEPTH:
-        return False
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return bool(node.elements) and all(
-            not isinstance(e, cst.StarredElement) and makes_actor(routes, e.value, scope, order)
-            for e in node.elements)
-    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-        return makes_actor(routes, node.elt, routes.symbols.scope_of_node.get(node, scope), order)
-    if isinstance(node, cst.Name):
-        bindings = routes.symbols.bindings_at(node.value, scope, order)
-        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
-            binding = bindings[0]
-            return holds_actors(routes, binding.value, binding.scope, binding.order, depth + 1)
-        return False
-    if isinstance(node, cst.Attribute):
-        values = _self_attribute(routes, node, scope, order)
-        return bool(values) and all(holds_actors(routes, value, where, at, depth + 1) for value, where, at in values)
-    return False
-
-
-def _self_attribute(routes, node: cst.Attribute, scope: Scope, order: int) -> list:
-    """(value, scope, order) of each `self.x = value` made while the object is constructed."""
-    owner = routes.classifier.instance_class(node.value, scope, order)
-    if owner is None:
-        return []
-    bindings = routes.classifier.class_attributes(owner).get(node.attr.value, [])
-    if any(b.value is None for b in bindings):
-        return []
-    return [(b.value, b.scope, b.order) for b in bindings]
 
 
 # Star imports ---------------------------------------------------------------------------------------

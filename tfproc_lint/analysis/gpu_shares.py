@@ -3,18 +3,14 @@ literal, a module constant (of this module, or of another module of the project)
 or a config class's attribute, and Spark's `spark.task.resource.gpu.amount` below 1, set on a
 `SparkSession.builder` or a `SparkConf`. A value that does not resolve statically (a parameter, a
 command-line option, a name bound twice, an attribute also set at run time) is no share: prefer a
-miss."""
+miss. Spark's settings are read in engines/spark.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import ClassInfo, Scope
-from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import iter_tree
 
 
@@ -81,47 +77,3 @@ def share(analysis, node: cst.BaseExpression | None, scope: Scope | None) -> flo
     """The value when it is a share of one GPU (between 0 and 1), else None."""
     value = number(analysis, node, scope)
     return value if value is not None and 0 < value < 1 else None
-
-
-@dataclass(frozen=True)
-class SparkSetting:
-    call: cst.Call  # `.config(key, value)` or `.set(key, value)`
-    key: str
-    value: cst.BaseExpression
-    scope: Scope
-
-
-def spark_settings(analysis) -> list[SparkSetting]:
-    """Literal-keyed settings on a SparkSession builder or a SparkConf."""
-    routes = analysis.engine_routes
-    if not routes.active:
-        return []
-    found = []
-    for site in analysis.symbols.calls:
-        func = site.node.func
-        if not isinstance(func, cst.Attribute):
-            continue
-        kind = routes.object_type(func.value, site.scope, site.order)
-        if (kind, func.attr.value) not in api.SPARK_CONFIG_SETTERS:
-            continue
-        key, value = argument(site.node, 0, "key"), argument(site.node, 1, "value")
-        if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str) and value is not None:
-            found.append(SparkSetting(site.node, key.evaluated_value, value, site.scope))
-    return found
-
-
-def spark_task_gpu_share(analysis) -> tuple[SparkSetting, float] | None:
-    """The first `spark.task.resource.gpu.amount` below 1, with its value."""
-    for setting in spark_settings(analysis):
-        if setting.key == api.SPARK_TASK_GPU_AMOUNT:
-            value = share(analysis, setting.value, setting.scope)
-            if value is not None:
-                return setting, value
-    return None
-
-
-def spark_executor_memory_limit(analysis) -> bool:
-    """`spark.executorEnv.TF_FORCE_GPU_ALLOW_GROWTH` (or another GPU memory variable) is set."""
-    prefix = api.SPARK_EXECUTOR_ENVIRONMENT
-    return any(s.key.startswith(prefix) and s.key[len(prefix):] in api.GPU_MEMORY_ENVIRONMENT
-               for s in spark_settings(analysis))

@@ -33,7 +33,7 @@ class Kind(enum.Enum):
     CONNECTION = "connection"
     MANAGER = "manager"
     PROXY = "proxy"
-    ENGINE = "engine"  # Ray, Dask, Spark: the engine's own workers (analysis/engines.py)
+    ENGINE = "engine"  # Ray, Dask, Spark: the engine's own workers (analysis/engines/)
 
 
 TF1_STATE = frozenset({Kind.SESSION, Kind.GRAPH})

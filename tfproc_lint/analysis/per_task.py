@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, ray_serve
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.engines import ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow

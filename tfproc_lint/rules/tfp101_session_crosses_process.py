@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engine_objects, engines, outcomes, ray_returns
+from tfproc_lint.analysis import engine_objects, engines, outcomes
+from tfproc_lint.analysis.engines import ray_returns
 from tfproc_lint.analysis.kinds import TF1_STATE
 from tfproc_lint.rules.base import Example, Report, Rule
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import engine_objects, engines, outcomes, ray_refs, ray_returns
+from tfproc_lint.analysis import engine_objects, engines, outcomes
+from tfproc_lint.analysis.engines import ray_refs, ray_returns
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind

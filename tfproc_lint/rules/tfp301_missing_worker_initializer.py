@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import engine_objects, engines, ray_serve
+from tfproc_lint.analysis import engine_objects, engines
+from tfproc_lint.analysis.engines import ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.per_task import depends_on_task, movable_builders, per_task_builders, trains

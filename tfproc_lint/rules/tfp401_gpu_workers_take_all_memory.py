@@ -320,8 +320,8 @@ class GpuWorkersTakeAllMemory(Rule):
         """`spark.task.resource.gpu.amount` below 1 (several tasks on one GPU) and a Spark task
         function, given to Spark where the setting is made, that runs TensorFlow with no memory
         limit in its own code (nor at import, nor in the executors' environment)."""
-        found = gpu_shares.spark_task_gpu_share(analysis)
-        if found is None or gpu_shares.spark_executor_memory_limit(analysis):
+        found = engines.spark_task_gpu_share(analysis)
+        if found is None or engines.spark_executor_memory_limit(analysis):
             return
         setting, value = found
         limits = memory_limits(analysis)

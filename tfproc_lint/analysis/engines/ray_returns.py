@@ -4,7 +4,8 @@ wrapped in a RayTaskError (api.RAY_RETURN_ERRORS, measured). A Keras model comes
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.engines import core
 from tfproc_lint.analysis.kinds import STATE_NOUNS
 from tfproc_lint.analysis.walk import returns_in
 
@@ -12,10 +13,10 @@ from tfproc_lint.analysis.walk import returns_in
 def returned_state(analysis, crossing, kinds):
     """(node, message) for each return value of the Ray task this crossing submits whose kind is
     one of `kinds` and does not pickle."""
-    if not engines.is_engine(crossing) or engines.engine(crossing) != "ray" or crossing.callable is None \
+    if not core.is_engine(crossing) or core.engine(crossing) != "ray" or crossing.callable is None \
             or crossing.owner.extra.get("method") != "task":
         return
-    function = engines.task_worker(analysis, crossing).function
+    function = core.task_worker(analysis, crossing).function
     if function is None:
         return
     for node in returns_in(function.node.body):

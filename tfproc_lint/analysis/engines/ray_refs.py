@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import api
+from tfproc_lint.analysis.engines import core
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 
@@ -27,9 +28,9 @@ _TASK_METHODS = ("task", "actor method")  # an actor's constructor runs once per
 def shared_models(analysis, crossing):
     """(node, message) for each Keras model that a Ray task submitted many times receives: the
     model itself, `ray.put(model)`'s ObjectRef, or the ObjectRef of a task that returns a model."""
-    if engines.engine(crossing) != "ray" or crossing.owner.extra.get("method") not in _TASK_METHODS:
+    if core.engine(crossing) != "ray" or crossing.owner.extra.get("method") not in _TASK_METHODS:
         return
-    if not engines.many_tasks(analysis, crossing):
+    if not core.many_tasks(analysis, crossing):
         return
     for sent in crossing.sent:
         how = _model_handed(analysis, sent.node, sent.scope, crossing.site.order)
@@ -67,6 +68,6 @@ def _model_handed(analysis, node, scope: Scope, order: int, depth: int = 0) -> s
             target = target.func.value
         remote = analysis.engine_routes.ray_remote(target, scope, order)
         if remote is not None and isinstance(remote[0], FunctionInfo) \
-                and engines.returns_state(analysis, remote[0], None, {Kind.KERAS_MODEL}):
+                and core.returns_state(analysis, remote[0], None, {Kind.KERAS_MODEL}):
             return "the ObjectRef of a Ray task that returns a Keras model"
     return None
