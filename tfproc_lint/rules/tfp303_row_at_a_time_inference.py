@@ -113,7 +113,9 @@ class RowAtATimeInference(Rule):
         "model call on one row outside any loop are not reported. A row `udf`, a plain `pandas_udf`, "
         "`map_batches` and tasks submitted in a loop are reported only where the model is kept per worker: "
         "a model loaded in the task on every call is TFP301's finding, one captured from the driver "
-        "TFP103's; on Dask, a global that a script's task loads lazily lasts one task (Dask gives the "
+        "TFP103's, except on Spark, where a Keras model or SavedModel the driver made at module level "
+        "travels with the task function (unpickled once per task, no TFP103) and each row is one model "
+        "call on it: reported; on Dask, a global that a script's task loads lazily lasts one task (Dask gives the "
         "function fresh globals for every task, measured), so it is not taken as kept per worker. A "
         "row given to the model as it is (`model.predict(row)`) may be a chunk and is not reported."
     )
@@ -337,7 +339,8 @@ class RowAtATimeInference(Rule):
         if run is None:
             return
         fresh_globals = engines.engine(crossing) == "dask" and engines.is_script(analysis, crossing)
-        if tasks in NEW_ENGINE_TASKS and not _kept_per_worker(analysis, run, function, fresh_globals):
+        if tasks in NEW_ENGINE_TASKS and not _kept_per_worker(analysis, run, function, fresh_globals) \
+                and not _driver_model_in_spark_task(analysis, crossing, run):
             return  # built per call (TFP301) or the driver's own (TFP103): batching is not the first fix
         name = engines.engine(crossing)
         yield Report(
@@ -366,6 +369,27 @@ class RowAtATimeInference(Rule):
             f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; {ENGINE_FIXES['ray']}",
             related=((run, "the model runs on one row here"),),
         )
+
+
+def _driver_model_in_spark_task(analysis, crossing, run: cst.Call) -> bool:
+    """A Spark task that runs a model the driver made at module level: it travels with the task
+    function (Spark unpickles it once per task, not once per row: no TFP103), so every row is one
+    model call on a model that is already there."""
+    if engines.engine(crossing) != "spark":
+        return False
+    func = run.func
+    model = func.value if isinstance(func, cst.Attribute) and engine_models.model_kind(analysis, func.value) \
+        else func
+    site = analysis.site(run)
+    if not isinstance(model, cst.Name) or site is None:
+        return False
+    owner = analysis.symbols.resolving_scope(model.value, site.scope)
+    bindings = owner.bindings.get(model.value, []) if owner is not None else []
+    if owner is None or owner.kind != "module" or any(b.scope.kind == "function" for b in bindings):
+        return False
+    value = analysis.classifier.classify(model, site.scope, analysis.symbols.end_of_file)
+    return value.kind in (Kind.KERAS_MODEL, Kind.SAVED_MODEL) \
+        and engines.crossing_failure(analysis, crossing, model, value, captured=True) is None
 
 
 def _kept_per_worker(analysis, run: cst.Call, function, fresh_globals: bool = False) -> bool:
