@@ -226,8 +226,9 @@ def test_summaries_persist_and_go_stale_with_the_files_they_read(tmp_path: Path,
     assert facts("scoring.tasks.score_file").builds is None  # the helper no longer loads a model
 
 
-def test_flake8_plugin_reads_the_project() -> None:
-    directory = ROOT / "fixtures" / "projects" / "imported_worker"
+def test_flake8_plugin_reads_the_project(tmp_path: Path) -> None:
+    directory = tmp_path / "imported_worker"  # a copy: the plugin keeps summaries in the current folder's cache
+    shutil.copytree(ROOT / "fixtures" / "projects" / "imported_worker", directory)
     result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "run_jobs.py"], cwd=directory,
                             capture_output=True, text=True, env=run_env(), timeout=120)
     assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
@@ -239,6 +240,10 @@ def test_flake8_plugin_keeps_summaries_in_the_cache_folder(tmp_path: Path) -> No
     first = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
     stored = list((tmp_path / "p" / ".tfproc_lint_cache").glob("*/summaries/*.json"))
     assert "TFP301" in first.stdout and stored, first.stdout + first.stderr
+    # run from the folder above: the cache folder is the current folder's, not one per sub-project
+    above = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "p/score_all.py"],
+                           cwd=tmp_path, capture_output=True, text=True, env=run_env(), timeout=120)
+    assert "TFP301" in above.stdout and list(tmp_path.glob(".tfproc_lint_cache/*/summaries/*.json"))
     again = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
     assert again.stdout == first.stdout
 

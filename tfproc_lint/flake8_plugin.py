@@ -123,19 +123,28 @@ def _import_engine() -> None:
 
 
 def _keep_summaries(filename: str, config) -> None:
-    """The project's module summaries come from, and go to, tfproc-lint's cache folder (the one
-    `tfproc-lint check` uses: `cache-dir`, else `.tfproc_lint_cache` in the project's root); a
-    folder that cannot be used leaves them in memory."""
+    """The project's module summaries come from, and go to, tfproc-lint's cache folder: the one
+    `tfproc-lint check` run here would use (`cache-dir`, else `.tfproc_lint_cache` in the root of
+    the current folder's configuration, else the current folder), never one per linted
+    sub-project. A folder that cannot be used leaves them in memory."""
     from tfproc_lint.project import project_for
 
     project = project_for(filename, config) if os.path.isfile(filename) else None
-    if project is None or project.store is not None:
-        return
-    from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
+    if project is not None and project.store is None:
+        project.store = _summary_store(config.cache_dir)
 
-    directory = Path(config.cache_dir).expanduser() if config.cache_dir else project.layout.root / DEFAULT_CACHE_DIR
+
+@functools.lru_cache(maxsize=None)
+def _summary_store(cache_dir: str | None):
+    from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache
+    from tfproc_lint.config import find_project_root
+
+    if cache_dir:
+        directory = Path(cache_dir).expanduser()
+    else:
+        directory = (find_project_root(Path.cwd()) or Path.cwd()) / DEFAULT_CACHE_DIR
     cache, _ = open_cache(directory)
-    project.store = cache.summaries() if cache is not None else False
+    return cache.summaries() if cache is not None else False
 
 
 def opt_in_selectors(options) -> tuple[str, ...]:
