@@ -225,3 +225,36 @@ def test_a_ray_worker_with_its_own_gpu_memory_growth_or_no_gpu_is_quiet(monkeypa
     assert tfp401(FakeContext(0)) == []  # this machine: no GPU, nothing to say
     in_ray_worker(monkeypatch, {"CPU": 1.0})
     assert tfp401(FakeContext(0)) == []
+
+
+def test_a_model_put_in_rays_object_store_and_handed_to_many_tasks_warns_tfp102(fresh, monkeypatch):
+    monkeypatch.setattr(engine_sends, "_put", {})
+
+    class Ref:
+        def __init__(self, key):
+            self.key = key
+
+        def hex(self):
+            return self.key
+
+    class RemoteFunction:
+        def __init__(self, function):
+            self._function = function
+
+        def _remote(self, args=None, kwargs=None):
+            return Ref("result")
+
+    engines._wrap(RemoteFunction, "_remote", "ray", "a Ray task", engines._ray_call, engines._one_task)
+    engine_sends.object_put([1.0, 2.0], Ref("weights"))  # data: not remembered
+    engine_sends.object_put(Model(), Ref("model"))
+    task = RemoteFunction(lambda m, x: x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for x in range(5):
+            task._remote(args=(Ref("weights"), x), kwargs={})
+        task._remote(args=(Ref("model"), 0), kwargs={})
+        task._remote(args=(Ref("model"), 1), kwargs={})
+        assert guard_warnings(caught) == []  # two tasks: a deliberate hand-off is possible
+        task._remote(args=(), kwargs={"model": Ref("model")})
+    [message] = guard_warnings(caught)
+    assert message.startswith("TFP102: a Keras model") and "ray.put" in message and "3 tasks" in message

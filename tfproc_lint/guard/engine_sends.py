@@ -25,7 +25,35 @@ FIXES = {
     "dask": "save the model once and send its file path: load it once per worker (a WorkerPlugin, or a "
             "module-level cached loader) and send only the rows",
 }
-_sent: dict[int, int] = {}  # id of the TensorFlow object -> tasks it was sent with
+_sent: dict = {}  # id of the TensorFlow object (or a put ref's hex) -> tasks it was sent with
+_put: dict[str, str] = {}  # hex of a Ray ObjectRef that holds a Keras model -> what it holds
+
+
+def object_put(value, ref) -> None:
+    """`ray.put(value)` returned `ref`: remember a ref that holds a Keras model (each task given the
+    ref unpickles its own copy of the model: measured, runtime_probe/scenarios/tfp102_ray_put_model_*)."""
+    if not ("keras" in sys.modules or "tensorflow" in sys.modules) or not hasattr(ref, "hex"):
+        return
+    found = objects.find(value)
+    if found is None or found.obj is None or found.code != "TFP102":
+        return
+    if len(_put) >= MAX_TRACKED:
+        _put.clear()
+    _put[ref.hex()] = found.what
+
+
+def _put_refs(payload):
+    """The remembered ObjectRefs among a call's arguments (top level: Ray resolves only those)."""
+    args, kwargs = payload
+    for value in (*args, *kwargs.values()):
+        hexed = getattr(value, "hex", None)
+        if callable(hexed):
+            try:
+                key = hexed()
+            except Exception:  # noqa: BLE001 - not a Ray ref after all
+                continue
+            if isinstance(key, str) and key in _put:
+                yield key, _put[key]
 
 
 def tasks_sent(engine: str, function, payload, tasks: int = 1) -> None:
@@ -34,6 +62,13 @@ def tasks_sent(engine: str, function, payload, tasks: int = 1) -> None:
         return
     if engine == "ray":
         function = None  # Ray exports a task's function once; only the arguments travel with every call
+        for key, what in _put_refs(payload):
+            count = _sent[key] = _sent.get(key, 0) + tasks
+            if count >= REPEATS:
+                costs.warn("TFP102", (
+                    f"{what}, put in Ray's object store with ray.put, is handed to {count} tasks so far: Ray stores "
+                    "it once, but each task unpickles its own copy, a full model load per task, so the tasks are "
+                    "slow (the program goes on)"), fix=FIXES[engine])
     found = objects.find((function, payload))
     if found is None or found.obj is None or found.code == "TFP101":  # sessions and graphs do not pickle at all
         return

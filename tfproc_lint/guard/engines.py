@@ -177,8 +177,28 @@ def patch_ray(ray) -> None:
     _wrap(ray.actor.ActorClass, "_remote", "ray", "a Ray actor's constructor (.remote())", _ray_call)
     _wrap(ray.actor.ActorMethod, "_remote", "ray", "a Ray actor method call (.remote())", _ray_call, _one_task)
     _wrap(ray, "put", "ray", "ray.put (the object store)", lambda a, k: (None, (a[:1], {})))
+    _remember_puts(ray)
     if not getattr(ray.init, "_tfproc_guard", False):
         ray.init = _ray_init(ray.init)
+
+
+def _remember_puts(ray) -> None:
+    """After `ray.put`, tell engine_sends.py which ref holds a Keras model."""
+    original = ray.put
+    if getattr(original, "_tfproc_puts", False):
+        return
+
+    @functools.wraps(original)
+    def put(*args, **kwargs):
+        ref = original(*args, **kwargs)
+        try:
+            engine_sends.object_put(args[0] if args else kwargs.get("value"), ref)
+        except Exception:  # noqa: BLE001 - a check must never break the program
+            pass
+        return ref
+
+    put._tfproc_guard = put._tfproc_puts = True
+    ray.put = put
 
 
 WORKER_SETUP = "tfproc_lint.guard.setup_engine_worker"
