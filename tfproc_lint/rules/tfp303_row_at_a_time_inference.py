@@ -607,7 +607,9 @@ def _leading_one(args) -> bool:
 
 
 def _parameter_names(params: cst.Parameters) -> list[str]:
-    return [p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]]
+    """Its parameters, `*args` included (`def score(*features)` given one row's columns)."""
+    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
+    return [p.name.value for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params]]
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
