@@ -60,6 +60,7 @@ class Project:
         # cache; False: none can be used), and how many function facts each had when last stored or read.
         self.store = None
         self._stored: dict[tuple[Path, bool], int] = {}
+        self._served: set[tuple[Path, bool]] = set()  # summaries handed out since the last save
 
     def names_for(self, path: Path | str) -> ProjectNames:
         """How names in the file at `path` resolve through the project's modules."""
@@ -192,6 +193,7 @@ class Project:
             known = self._load_stored(path, module, data, digest, with_project) \
                 or self._summarize(path, module, data, digest, with_project)
             self._summaries[(path, with_project)] = known
+        self._served.add((path, with_project))
         if self.used is not None:
             self.used.add((str(path), digest))
             self.used |= known[2]
@@ -248,14 +250,17 @@ class Project:
         return digest, replace(summary, functions=functions), consulted
 
     def save_summaries(self) -> None:
-        """Store each summary that has more function facts than when last stored or read."""
+        """Store each summary handed out since the last save that has more function facts than
+        when last stored or read (a lint asks for a few modules; the others are unchanged)."""
+        served, self._served = self._served, set()
         if not self.store:
             return
-        for (path, with_project), (digest, summary, consulted) in list(self._summaries.items()):
+        for key in served:
+            path, with_project = key
+            digest, summary, consulted = self._summaries[key]
             if summary is None:
                 continue
             facts, names, more = _facts_so_far(summary.functions)
-            key = (path, with_project)
             if self._stored.get(key, -1) >= len(facts):
                 continue
             self._stored[key] = len(facts)

@@ -61,10 +61,10 @@ def worker_attribute(analysis, node: cst.Attribute, scope: Scope) -> Value | Non
     head = node.value
     order = analysis.symbols.end_of_file
     if isinstance(head, cst.Name):
-        bindings = analysis.symbols.bindings_at(head.value, scope, order)
-        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
+        binding = analysis.symbols.assigned_call(head.value, scope, order)
+        if binding is None:
             return None
-        head, scope = bindings[0].value, bindings[0].scope
+        head, scope = binding.value, binding.scope
     if not isinstance(head, cst.Call) or analysis.classifier.qualified_name(head.func, scope, order) \
             not in api.DASK_GET_WORKER:
         return None
@@ -134,10 +134,10 @@ def actor_method(analysis, crossing) -> FunctionInfo | None:
     site = crossing.site
     if not isinstance(handle, cst.Name):
         return None
-    bindings = analysis.symbols.bindings_at(handle.value, site.scope, site.order)
-    if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
+    binding = analysis.symbols.assigned_call(handle.value, site.scope, site.order)
+    if binding is None:
         return None
-    made, binding = bindings[0].value, bindings[0]
+    made = binding.value
     if not (isinstance(made.func, cst.Attribute) and made.func.attr.value == api.RAY_SUBMIT):
         return None
     target = made.func.value

@@ -330,10 +330,10 @@ class ModuleFacts:
         if self.project is None:
             return None
         if isinstance(node, cst.Name):
-            bindings = self.symbols.bindings_at(node.value, scope, order)
-            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].value, cst.Call):
+            binding = self.symbols.assigned_call(node.value, scope, order)
+            if binding is None:
                 return None
-            node, scope, order = bindings[0].value, bindings[0].scope, bindings[0].order
+            node, scope, order = binding.value, binding.scope, binding.order
         if not isinstance(node, cst.Call):
             return None
         klass = self.classifier.qualified_name(node.func, scope, order)

@@ -190,6 +190,14 @@ class SymbolTable:
                 return [before[-1]]
         return list(bindings)
 
+    def assigned_call(self, name: str, scope: Scope, order: int) -> Binding | None:
+        """The one binding of `name` that reaches a use at `order`, when it assigns a call's result
+        (`handle = Actor.remote()`): its `value` is that call."""
+        bindings = self.bindings_at(name, scope, order)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
+            return bindings[0]
+        return None
+
     def iter_scopes(self) -> Iterator[Scope]:
         seen: set[int] = set()
         for scope in self.scope_of_node.values():

@@ -125,17 +125,26 @@ class RayRoutes:
         if value.kind in (Kind.FUNCTION, Kind.CLASS) and value.info is not None:
             decorator = self.ray_remote_options(value.info)
             return (value.info, decorator) if decorator is not False else None
-        if isinstance(node, cst.Name):
-            bindings = self.symbols.bindings_at(node.value, scope, order)
-            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
-                wrap, binding = bindings[0].value, bindings[0]
-                options = wrap.func if isinstance(wrap.func, cst.Call) else None
-                head = options.func if options is not None else wrap.func
-                if self.classifier.qualified_name(head, binding.scope, binding.order) == api.RAY_REMOTE and wrap.args:
-                    wrapped = self.classifier.classify(wrap.args[0].value, binding.scope, binding.order)
-                    if wrapped.kind in (Kind.FUNCTION, Kind.CLASS) and wrapped.info is not None:
-                        return wrapped.info, options if options is not None else True
+        wrapping = self._ray_remote_wrap(node, scope, order)
+        if wrapping is not None:
+            wrapped, binding, options = wrapping
+            value = self.classifier.classify(wrapped, binding.scope, binding.order)
+            if value.kind in (Kind.FUNCTION, Kind.CLASS) and value.info is not None:
+                return value.info, options if options is not None else True
         return None
+
+    def _ray_remote_wrap(self, node, scope: Scope, order: int):
+        """(what is wrapped, the binding, the options call or None) for a name bound once to
+        `ray.remote(f)` or `ray.remote(num_gpus=1)(f)`."""
+        binding = self.symbols.assigned_call(node.value, scope, order) if isinstance(node, cst.Name) else None
+        if binding is None:
+            return None
+        wrap = binding.value
+        options = wrap.func if isinstance(wrap.func, cst.Call) else None
+        head = options.func if options is not None else wrap.func
+        if self.classifier.qualified_name(head, binding.scope, binding.order) != api.RAY_REMOTE or not wrap.args:
+            return None
+        return wrap.args[0].value, binding, options
 
     def imported_ray_task(self, node, scope: Scope, order: int):
         """The facts of a function of another project module that `node` runs as a Ray task: one
@@ -146,15 +155,11 @@ class RayRoutes:
         facts = project.function(self.classifier.qualified_name(node, scope, order))
         if facts is not None:
             return facts if facts.ray_task else None
-        if isinstance(node, cst.Name):
-            bindings = self.symbols.bindings_at(node.value, scope, order)
-            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
-                wrap, binding = bindings[0].value, bindings[0]
-                head = wrap.func.func if isinstance(wrap.func, cst.Call) else wrap.func
-                if self.classifier.qualified_name(head, binding.scope, binding.order) == api.RAY_REMOTE and wrap.args:
-                    wrapped = self.classifier.qualified_name(wrap.args[0].value, binding.scope, binding.order)
-                    return project.function(wrapped)
-        return None
+        wrapping = self._ray_remote_wrap(node, scope, order)
+        if wrapping is None:
+            return None
+        wrapped, binding, _ = wrapping
+        return project.function(self.classifier.qualified_name(wrapped, binding.scope, binding.order))
 
     def _is_actor_handle(self, node, scope: Scope, order: int) -> bool:
         """`handle = Actor.remote(...)` (or `Actor.options(...).remote(...)`), kept in a list, a

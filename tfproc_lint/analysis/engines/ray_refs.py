@@ -47,11 +47,9 @@ def _model_handed(analysis, node, scope: Scope, order: int, depth: int = 0) -> s
     "ObjectRef of a task that returns a Keras model"; None otherwise."""
     if depth > 2:
         return None
-    if isinstance(node, cst.Name):
-        bindings = analysis.symbols.bindings_at(node.value, scope, order)
-        if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(bindings[0].value, cst.Call):
-            binding = bindings[0]
-            return _model_handed(analysis, binding.value, binding.scope, binding.order, depth + 1)
+    binding = analysis.symbols.assigned_call(node.value, scope, order) if isinstance(node, cst.Name) else None
+    if binding is not None:
+        return _model_handed(analysis, binding.value, binding.scope, binding.order, depth + 1)
     if analysis.classifier.classify(node, scope, order).kind is Kind.KERAS_MODEL:
         return "a Keras model"
     if not isinstance(node, cst.Call):
