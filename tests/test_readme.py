@@ -186,3 +186,11 @@ def test_the_probe_options_the_readme_names_exist() -> None:
     for option in ("--quick", "--full", "--rules", "--scenarios", "--no-progress"):
         assert f"`{option}" in probe or f"probe {option}" in probe, option
         assert option in known, option
+
+
+def test_the_guard_section_matches_what_the_linter_reads() -> None:
+    """The linter reads the project's other modules (the project layer): the guard section must not say it cannot."""
+    guard = section("Runtime guard")
+    assert "one file at a time" not in guard
+    assert "cannot see a model loaded in another" not in guard
+    assert "project's modules" in guard
