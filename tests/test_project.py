@@ -151,9 +151,16 @@ def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
     assert "trainer/devices.py:5" in finding["message"]
     assert {"path": "trainer/devices.py", "line": 5} in [
         {"path": r["path"], "line": r["line"]} for r in finding["related"]]
+    assert {"path": "trainer/devices.py", "line": 5, "column": 39, "end_column": 71} in [
+        {key: r[key] for key in ("path", "line", "column", "end_column")} for r in finding["related"]]
     cli.main(["check", "train.py", "--no-cache", "--format", "full", "--color", "never"])
-    full = capsys.readouterr().out
-    assert "trainer/devices.py:5:1" in full and "tf.config.list_logical_devices()" in full
+    full = capsys.readouterr().out.splitlines()
+    # The caret marks the call in the other module, not its line's first column.
+    header = full.index("  ::: trainer/devices.py:5:39")
+    source, marker = full[header + 3], full[header + 4]
+    assert source.endswith("return [device.name for device in tf.config.list_logical_devices()]")
+    call = source.index("tf.config.list_logical_devices()")
+    assert marker.index("^") == call and marker[call:].startswith("^" * len("tf.config.list_logical_devices()") + " ")
     cli.main(["check", "train.py", "--no-cache", "--format", "sarif"])
     [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert any(r["physicalLocation"]["artifactLocation"]["uri"].endswith("trainer/devices.py")

@@ -50,7 +50,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
     walk = ExecutionWalk(analysis, tf, imports_only=True)
 
     def place(node: cst.CSTNode) -> Place:
-        return Place(display, analysis.line_of(node))
+        span = analysis.position(node)
+        return Place(display, span.start.line, span.start.column, span.end.line, span.end.column)
 
     def facts(name: str, info) -> FunctionFacts:
         after = walk.function(info, None, False, depth=1)
