@@ -167,6 +167,25 @@ def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
                for r in result["relatedLocations"])
 
 
+def test_import_chain_names_the_import_time_call_to_change(capsys, monkeypatch) -> None:
+    """sweep.py imports zoo.registry, whose `DEFAULTS = {"mlp": small_mlp()}` builds a model in
+    zoo.networks: the finding names that call (the one to change), in its message and as a related
+    place before the start itself; the summary keeps it through serialisation."""
+    directory = ROOT / "fixtures" / "projects" / "registry_builds_through_helper"
+    monkeypatch.chdir(directory)
+    clear_caches()
+    cli.main(["check", "sweep.py", "--no-cache", "--format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert ("imports zoo.registry, whose import calls small_mlp() (zoo/registry.py:4), which builds a Keras model "
+            "(zoo/networks.py:5)") in finding["message"]
+    assert "or move the call at zoo/registry.py:4 into a function that runs after the fork" in finding["message"]
+    related = [(r["path"], r["line"], r["column"], r["end_column"]) for r in finding["related"]]
+    assert related[1:] == [("zoo/registry.py", 4, 20, 31), ("zoo/networks.py", 5, 12, 111)]
+    summary = project_for("sweep.py", Config()).summary("zoo.registry")
+    assert str(summary.on_import.trigger.place) == "zoo/registry.py:4"
+    assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+
+
 def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(capsys, monkeypatch) -> None:
     """TFP203 after a library's import-time `set_start_method`: `get_context("spawn")` in this file would not
     help, since every spawned child imports the library again and raises there (the probe's
