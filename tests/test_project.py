@@ -186,6 +186,33 @@ def test_import_chain_names_the_import_time_call_to_change(capsys, monkeypatch) 
     assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
 
 
+def test_workers_started_at_import_of_a_module_that_others_import(capsys, monkeypatch) -> None:
+    """TFP202 in a library module that run_embed.py imports: a `__main__` block never runs there, so
+    the message says what works (a function the entry point calls, a client made on first use) and
+    the main-guard fix, which would hide the finding by never starting the workers, is refused.
+    warm_cache.py, the same start in a script nobody imports, keeps the guard and its fix."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "library_starts_workers_at_import")
+
+    def check(*options: str) -> dict:
+        clear_caches()
+        cli.main(["check", ".", "--no-cache", "--format", "json", "--unsafe-fixes", "-j", "1", *options])
+        return {Path(f["path"]).as_posix(): f for f in json.loads(capsys.readouterr().out)["findings"]}
+
+    found = check()
+    pool, dask, script = found["embedder/pool_job.py"], found["embedder/dask_job.py"], found["warm_cache.py"]
+    assert "(it is imported by run_embed.py:2)" in pool["message"]
+    assert "start the workers in a function that the entry point calls (or make the pool on first use)" in (
+        pool["message"])
+    assert "make the client lazily, in a function that creates it on first use" in dask["message"]
+    for finding in (pool, dask):
+        assert finding["fix"] is None and "under `if __name__" not in finding["message"].split("(manual edit")[0]
+        assert 'manual edit required: code under `if __name__ == "__main__":` never runs in a module that is ' \
+               "imported (run_embed.py:" in finding["message"]
+    assert "move the code from here on under `if __name__" in script["message"] and script["fix"] is not None
+    # File by file nothing says the module is imported: the script's message and fix.
+    assert check("--no-project")["embedder/pool_job.py"]["fix"] is not None
+
+
 def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(capsys, monkeypatch) -> None:
     """TFP203 after a library's import-time `set_start_method`: `get_context("spawn")` in this file would not
     help, since every spawned child imports the library again and raises there (the probe's

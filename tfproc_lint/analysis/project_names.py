@@ -110,11 +110,14 @@ class ProjectNames:
     `package`: the importing module's package, for relative imports (None: unknown)."""
 
     def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
-                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None) -> None:
+                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None,
+                 importers: Callable[[], tuple[Place, ...]] = tuple) -> None:
         self.provider = provider
         self.package = package
         # (method, why): the start method the project's entry points that import this module set
         self.entry_start_method = entry_start_method
+        # Where the project's other files import this module (read when asked)
+        self.importers = importers
 
     def summary(self, module: str) -> ModuleSummary | None:
         return self.provider(module)
