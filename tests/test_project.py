@@ -204,7 +204,10 @@ def test_workers_started_at_import_of_a_module_that_others_import(capsys, monkey
     assert "start the workers in a function that the entry point calls (or make the pool on first use)" in (
         pool["message"])
     assert "make the client lazily, in a function that creates it on first use" in dask["message"]
-    for finding in (pool, dask):
+    start = found["embedder/start_method.py"]
+    assert "runs at import of this module (imported by run_embed.py:5)" in start["message"]
+    assert "call it once in the entry point's `if __name__" in start["message"]
+    for finding in (pool, dask, start):
         assert finding["fix"] is None and "under `if __name__" not in finding["message"].split("(manual edit")[0]
         assert 'manual edit required: code under `if __name__ == "__main__":` never runs in a module that is ' \
                "imported (run_embed.py:" in finding["message"]
