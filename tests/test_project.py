@@ -151,13 +151,69 @@ def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
     assert "trainer/devices.py:5" in finding["message"]
     assert {"path": "trainer/devices.py", "line": 5} in [
         {"path": r["path"], "line": r["line"]} for r in finding["related"]]
+    assert {"path": "trainer/devices.py", "line": 5, "column": 39, "end_column": 71} in [
+        {key: r[key] for key in ("path", "line", "column", "end_column")} for r in finding["related"]]
     cli.main(["check", "train.py", "--no-cache", "--format", "full", "--color", "never"])
-    full = capsys.readouterr().out
-    assert "trainer/devices.py:5:1" in full and "tf.config.list_logical_devices()" in full
+    full = capsys.readouterr().out.splitlines()
+    # The caret marks the call in the other module, not its line's first column.
+    header = full.index("  ::: trainer/devices.py:5:39")
+    source, marker = full[header + 3], full[header + 4]
+    assert source.endswith("return [device.name for device in tf.config.list_logical_devices()]")
+    call = source.index("tf.config.list_logical_devices()")
+    assert marker.index("^") == call and marker[call:].startswith("^" * len("tf.config.list_logical_devices()") + " ")
     cli.main(["check", "train.py", "--no-cache", "--format", "sarif"])
     [result] = json.loads(capsys.readouterr().out)["runs"][0]["results"]
     assert any(r["physicalLocation"]["artifactLocation"]["uri"].endswith("trainer/devices.py")
                for r in result["relatedLocations"])
+
+
+def test_import_chain_names_the_import_time_call_to_change(capsys, monkeypatch) -> None:
+    """sweep.py imports zoo.registry, whose `DEFAULTS = {"mlp": small_mlp()}` builds a model in
+    zoo.networks: the finding names that call (the one to change), in its message and as a related
+    place before the start itself; the summary keeps it through serialisation."""
+    directory = ROOT / "fixtures" / "projects" / "registry_builds_through_helper"
+    monkeypatch.chdir(directory)
+    clear_caches()
+    cli.main(["check", "sweep.py", "--no-cache", "--format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert ("imports zoo.registry, whose import calls small_mlp() (zoo/registry.py:4), which builds a Keras model "
+            "(zoo/networks.py:5)") in finding["message"]
+    assert "or move the call at zoo/registry.py:4 into a function that runs after the fork" in finding["message"]
+    related = [(r["path"], r["line"], r["column"], r["end_column"]) for r in finding["related"]]
+    assert related[1:] == [("zoo/registry.py", 4, 20, 31), ("zoo/networks.py", 5, 12, 111)]
+    summary = project_for("sweep.py", Config()).summary("zoo.registry")
+    assert str(summary.on_import.trigger.place) == "zoo/registry.py:4"
+    assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+
+
+def test_workers_started_at_import_of_a_module_that_others_import(capsys, monkeypatch) -> None:
+    """TFP202 in a library module that run_embed.py imports: a `__main__` block never runs there, so
+    the message says what works (a function the entry point calls, a client made on first use) and
+    the main-guard fix, which would hide the finding by never starting the workers, is refused.
+    warm_cache.py, the same start in a script nobody imports, keeps the guard and its fix."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "library_starts_workers_at_import")
+
+    def check(*options: str) -> dict:
+        clear_caches()
+        cli.main(["check", ".", "--no-cache", "--format", "json", "--unsafe-fixes", "-j", "1", *options])
+        return {Path(f["path"]).as_posix(): f for f in json.loads(capsys.readouterr().out)["findings"]}
+
+    found = check()
+    pool, dask, script = found["embedder/pool_job.py"], found["embedder/dask_job.py"], found["warm_cache.py"]
+    assert "(it is imported by run_embed.py:2)" in pool["message"]
+    assert "start the workers in a function that the entry point calls (or make the pool on first use)" in (
+        pool["message"])
+    assert "make the client lazily, in a function that creates it on first use" in dask["message"]
+    start = found["embedder/start_method.py"]
+    assert "runs at import of this module (imported by run_embed.py:5)" in start["message"]
+    assert "call it once in the entry point's `if __name__" in start["message"]
+    for finding in (pool, dask, start):
+        assert finding["fix"] is None and "under `if __name__" not in finding["message"].split("(manual edit")[0]
+        assert 'manual edit required: code under `if __name__ == "__main__":` never runs in a module that is ' \
+               "imported (run_embed.py:" in finding["message"]
+    assert "move the code from here on under `if __name__" in script["message"] and script["fix"] is not None
+    # File by file nothing says the module is imported: the script's message and fix.
+    assert check("--no-project")["embedder/pool_job.py"]["fix"] is not None
 
 
 def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(capsys, monkeypatch) -> None:

@@ -235,8 +235,10 @@ _LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
 
 
 def _related(analysis: FileAnalysis, node, message: str) -> Related:
-    if isinstance(node, Place):  # in another module of the project: its line
-        return Related(message, node.line, 0, node.line, 0, path=node.path)
+    if isinstance(node, Place):  # in another module of the project: its span, or its line
+        if node.end_line is None:
+            return Related(message, node.line, node.column, node.line, node.column, path=node.path)
+        return Related(message, node.line, node.column, node.end_line, node.end_column, path=node.path)
     position = analysis.position(node)
     return Related(message, position.start.line, position.start.column, position.end.line, position.end.column)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.names import canonical
-from tfproc_lint.analysis.project_names import ModuleSummary, ProjectNames
+from tfproc_lint.analysis.project_names import ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
@@ -53,6 +53,8 @@ class Project:
         # Within one lint, a module's answer is read once: (module, importer's folder) -> result.
         self._answers: dict[tuple, ModuleSummary | None] | None = None
         self._entry_points: list[tuple[Path, str, int]] | None = None
+        self._files: list[Path] | None = None  # the project's Python files, when first needed
+        self._importers: dict[Path, tuple[Place, ...]] = {}
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._acting: dict[Path, bool] = {}
         self._closures: dict[Path, set[Path]] = {}
@@ -66,7 +68,8 @@ class Project:
         """How names in the file at `path` resolve through the project's modules."""
         path = Path(path)
         return ProjectNames(lambda name: self.summary(name, path), self.layout.package_of(path),
-                            entry_start_method=lambda: self.entry_start_method(path))
+                            entry_start_method=lambda: self.entry_start_method(path),
+                            importers=lambda: self.importers(path))
 
     # entry points ---------------------------------------------------------------------------------
     def entry_start_method(self, path: Path) -> tuple[str, str] | None:
@@ -88,6 +91,40 @@ class Project:
             return "unknown", "the entry points that import this module set different start methods"
         method, (entry, line) = next(iter(methods.items()))
         return method, f'set_start_method("{method}") in {display_path(entry)}:{line}, an entry point that imports it'
+
+    def importers(self, path: Path) -> tuple[Place, ...]:
+        """Where the project's other files import the module at `path` (each file's first import
+        statement that names it), in path order; () when it is no module of the project. Read only
+        when asked (a finding's message depends on it): every project file whose text names the
+        module's last part is parsed with CPython's `ast`."""
+        target = Path(os.path.abspath(path))
+        module = self.layout.module_name(target)
+        if module is None:
+            return ()
+        found = self._importers.get(target)
+        if found is None:
+            last = module.rpartition(".")[2]
+            places = []
+            for file in self._python_files():
+                if file == target:
+                    continue
+                try:
+                    text = file.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                line = _import_line(text, file, target, self.layout) if last in text and "import" in text else None
+                if line is not None:
+                    places.append(Place(display_path(file), line))
+            found = self._importers[target] = tuple(places)
+        self._consulted(*(Path(place.path) for place in found))  # a cached result depends on them
+        return found
+
+    def _python_files(self) -> list[Path]:
+        if self._files is None:
+            files, _ = collect_files([str(self.layout.root)], self.config)
+            self._files = sorted(Path(os.path.abspath(f.path)) for f in files[:MAX_SCANNED_FILES]
+                                 if f.path.suffix == ".py")
+        return self._files
 
     def _entries(self) -> list[tuple[Path, str, int]]:
         """(file, method, line) of the project's scripts (an `if __name__ == "__main__":` block) that
@@ -504,6 +541,32 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 _NUMBER_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*\s*(?::[^=\n]*)?=\s*[-+]?[\d.]", re.MULTILINE)
+
+
+def _import_line(text: str, importer: Path, target: Path, layout: Layout) -> int | None:
+    """The line of the first import statement in `text` (the file `importer`) that runs the module
+    file `target` (`import a.b` runs `a` and `a.b`), or None."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    package = layout.package_of(importer)
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = absolute_module(node.level, node.module or "", package)
+            names = [module, *(f"{module}.{alias.name}" for alias in node.names)] if module else []
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            for cut in range(len(parts), 0, -1):
+                found = layout.module_path(".".join(parts[:cut]), importer)
+                if found is not None and Path(os.path.abspath(found)) == target:
+                    lines.append(node.lineno)
+    return min(lines, default=None)
 
 
 def _constants_in(text: str) -> dict[str, float]:

@@ -25,10 +25,14 @@ MAX_EXPORT_STEPS = 8  # re-exports followed, `pkg` -> `pkg.api` -> `pkg.api.mode
 
 @dataclass(frozen=True)
 class Place:
-    """Where something happens in another module: its display path and 1-based line."""
+    """Where something happens in another module: its display path, 1-based line and, where known,
+    0-based column and end (a finding's related place marks that span)."""
 
     path: str
     line: int
+    column: int = 0
+    end_line: int | None = None  # None: the end is not known (only the line is)
+    end_column: int | None = None
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}"
@@ -40,6 +44,9 @@ class Effect:
 
     reason: str  # "builds a Keras model"
     place: Place
+    # Where `place` is in yet another module: the statement of the module whose import (or
+    # function) this is that leads there, the one to change (reason: "calls load_ranker()").
+    trigger: Effect | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,8 @@ class ModuleSummary:
     @classmethod
     def from_dict(cls, data: dict) -> "ModuleSummary":
         def effect(item):
-            return None if item is None else Effect(item["reason"], Place(**item["place"]))
+            return None if item is None else Effect(item["reason"], Place(**item["place"]),
+                                                    effect(item.get("trigger")))
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
                                          f["runs_tf"], effect(f["builds"]), f["ray_task"],
@@ -102,11 +110,14 @@ class ProjectNames:
     `package`: the importing module's package, for relative imports (None: unknown)."""
 
     def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
-                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None) -> None:
+                 entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None,
+                 importers: Callable[[], tuple[Place, ...]] = tuple) -> None:
         self.provider = provider
         self.package = package
         # (method, why): the start method the project's entry points that import this module set
         self.entry_start_method = entry_start_method
+        # Where the project's other files import this module (read when asked)
+        self.importers = importers
 
     def summary(self, module: str) -> ModuleSummary | None:
         return self.provider(module)

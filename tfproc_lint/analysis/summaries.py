@@ -11,6 +11,7 @@ the names it re-exports. Only what importing the module runs is walked up front.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import libcst as cst
 
@@ -20,6 +21,7 @@ from tfproc_lint.analysis.per_task import movable_builders
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
 from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.values import literal_start_method
+from tfproc_lint.analysis.walk import is_main_guard
 
 
 class _LazyFunctions(Mapping):
@@ -50,7 +52,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
     walk = ExecutionWalk(analysis, tf, imports_only=True)
 
     def place(node: cst.CSTNode) -> Place:
-        return Place(display, analysis.line_of(node))
+        span = analysis.position(node)
+        return Place(display, span.start.line, span.start.column, span.end.line, span.end.column)
 
     def facts(name: str, info) -> FunctionFacts:
         after = walk.function(info, None, False, depth=1)
@@ -113,8 +116,53 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         fixes_context = analysis.tf.external_starts.get(fixed.call) or Effect(fixed.reason, place(fixed.call))
     return ModuleSummary(
         module=module, path=display, functions=functions, state=state,
-        on_import=(tf.external_starts.get(on_import.call) or Effect(on_import.reason, place(on_import.call)))
-        if on_import is not None else None,
+        on_import=_import_effect(analysis, walk, on_import, place) if on_import is not None else None,
         start_method=start_method, exports=exports,
         star_exports=tuple(analysis.symbols.star_imports), fixes_context=fixes_context,
     )
+
+
+def _import_effect(analysis, walk: ExecutionWalk, start, place) -> Effect:
+    """What importing the module starts, and where. Where that is in another module (this module's
+    import-time code calls that module's function), the statement of this module that leads there is
+    the trigger: the one to change (`RANKER = load_ranker()`). Through an import of another module,
+    that module's effect and trigger."""
+    external = analysis.tf.external_starts.get(start.call)
+    if external is None:
+        return Effect(start.reason, place(start.call))
+    if not isinstance(start.call, cst.Call):
+        return external
+    call = start.call
+    statement = _top_level_statement(analysis, call)
+    if statement is None:  # in a function the top level calls: the top-level statement that calls it
+        statement = _starting_statement(analysis, walk)
+        if statement is not None:
+            return replace(external, trigger=Effect(f"runs `{analysis.code(statement, 40)}`", place(statement)))
+        return external
+    return replace(external, trigger=Effect(f"calls {analysis.code(call.func, 40)}()", place(call)))
+
+
+def _top_level_statement(analysis, node: cst.CSTNode):
+    """The module-level statement that holds `node`, None when `node` is in a function or method."""
+    found = None
+    for parent in analysis.ancestors(node):
+        if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            return None
+        if isinstance(parent, cst.BaseStatement):
+            found = parent
+    return found if found is not None and any(found is s for s in analysis.module.body) else None
+
+
+def _starting_statement(analysis, walk: ExecutionWalk):
+    """The module-level statement during which importing the module starts the runtime: the last
+    one (outside the `__main__` block, not a definition) that begins with nothing started."""
+    found = None
+    for statement in analysis.module.body:
+        if is_main_guard(statement) or isinstance(statement, cst.FunctionDef):
+            continue
+        known, state = walk.state_at_start(statement)
+        if known and state is None:
+            found = statement
+    if isinstance(found, cst.SimpleStatementLine) and len(found.body) == 1:
+        return found.body[0]
+    return found

@@ -145,14 +145,22 @@ class TensorFlowUsage:
         self.external_starts[statement] = effect
         if attribute == "fixes_context":
             return f"imports {summary.module}, whose import fixed it: {effect.reason} ({effect.place})"
+        if effect.trigger is not None:  # through a call at import to yet another module
+            return (f"imports {summary.module}, whose import {effect.trigger.reason} ({effect.trigger.place}), "
+                    f"which {effect.reason} ({effect.place})")
         return f"imports {summary.module}, whose import {effect.reason} ({effect.place})"
 
     def external_related(self, node: cst.CSTNode, label: str = "TensorFlow runtime starts here") -> tuple:
         """The place in another module where what happens at `node` (a call or an import: a
         runtime start, a start method fixed) happens, as a finding's related place: ((Place, text),)
-        or ()."""
+        or (); through an import whose module's import-time call leads there, that call first."""
         effect = self.external_starts.get(node)
-        return ((effect.place, f"{label}: {effect.reason}"),) if effect is not None else ()
+        if effect is None:
+            return ()
+        starts = (effect.place, f"{label}: {effect.reason}")
+        if effect.trigger is None:
+            return (starts,)
+        return ((effect.trigger.place, "runs at import: move this call into a function"), starts)
 
     def _given_session(self, call: cst.Call, site) -> bool:
         """`tensor.eval(session=sess)`, `op.run(feed, sess)`: a session is named to run the graph."""

@@ -7,7 +7,8 @@
 
 Offered only when nothing from that statement on is something another module (or a spawned
 child, which re-imports this one) may need: no definition, no name that a function of the module
-reads, no `__main__` block already.
+reads, no `__main__` block already; and never in a module that another module of the project
+imports, where the guarded code would not run at all.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.walk import is_main_guard, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
@@ -25,10 +27,16 @@ class GuardTheRest(FixBuilder):
     title = 'move the statements from the first process start on under `if __name__ == "__main__":`'
     applicability = Applicability.UNSAFE
 
-    def __init__(self, start: cst.CSTNode) -> None:
+    def __init__(self, start: cst.CSTNode, imported: Place | None = None) -> None:
         self.start = start  # the first process start (or set_start_method) that runs on import
+        self.imported = imported  # where another module of the project imports this one
 
     def plan(self, analysis: FileAnalysis) -> dict | None:
+        if self.imported is not None:
+            # The guarded code would never run when the module is imported: the finding would go
+            # away and the workers with it.
+            return self.refuse(f"code under `if __name__ == \"__main__\":` never runs in a module that is imported "
+                               f"({self.imported})")
         body = list(analysis.module.body)
         first = next((i for i, s in enumerate(body) if not is_main_guard(s) and runs(analysis, s, self.start)), None)
         if first is None:

@@ -62,8 +62,10 @@ class MoveBeforeRuntimeStart(FixBuilder):
         reads = {n.value for n in read_names(unit)}
         if reads & bound_names(between):
             return self.refuse("the setting reads a name that the statements above it bind")
-        if any(marker in analysis.module.code_for_node(s) for s in between for marker in _READS_SETTINGS):
-            return self.refuse("the statements above it read the environment or the configuration")
+        reader = next((s for s in between if _reads_settings(analysis.module.code_for_node(s))), None)
+        if reader is not None:
+            return self.refuse(f"the statements above it read the environment or the configuration "
+                               f"({_settings_read(analysis, reader)})")
 
         def reorder(updated):
             statements = list(updated.body)
@@ -89,6 +91,23 @@ class MoveBeforeRuntimeStart(FixBuilder):
         if len(callers) != 1 or any(arg.star for arg in callers[0].node.args):
             return None
         return _statement_of(analysis, callers[0].node)
+
+
+def _reads_settings(text: str) -> bool:
+    return any(marker in text for marker in _READS_SETTINGS)
+
+
+def _settings_read(analysis: FileAnalysis, statement: cst.CSTNode) -> str:
+    """Where `statement` reads the environment or the configuration: "line 6: `os.environ.get("GPU")`",
+    the shortest call that shows it (else subscript, else attribute), else the statement's line."""
+    shown = [node for node in iter_tree(statement) if isinstance(node, (cst.Call, cst.Subscript, cst.Attribute))
+             and _reads_settings(analysis.module.code_for_node(node))]
+    group = next((found for kind in (cst.Call, cst.Subscript, cst.Attribute)
+                  if (found := [node for node in shown if isinstance(node, kind)])), [])
+    chosen = min(group, key=lambda node: len(analysis.module.code_for_node(node)), default=None)
+    if chosen is None:
+        return f"line {analysis.line_of(statement)}"
+    return f"line {analysis.line_of(chosen)}: `{analysis.code(chosen, 40)}`"
 
 
 def _where_it_starts(analysis: FileAnalysis, block: list, index: int) -> int | None:

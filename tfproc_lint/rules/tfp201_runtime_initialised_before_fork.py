@@ -158,11 +158,20 @@ class RuntimeInitialisedBeforeFork(Rule):
                 owner.construction,
                 f"{owner.noun} forked after the parent started TensorFlow's runtime (line {line}: "
                 f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner, analysis)}"
-                f"{outcomes.assumption(None, method, why)}",
+                f"{_import_time_call(analysis, started.call)}{outcomes.assumption(None, method, why)}",
                 fix=UseSpawnContext(owner),
                 related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
             )
+
+
+def _import_time_call(analysis: FileAnalysis, start) -> str:
+    """The other way out when an imported project module's import-time call starts the runtime
+    through yet another module: that call, named, is what must change."""
+    effect = analysis.tf.external_starts.get(start)
+    if effect is None or effect.trigger is None:
+        return ""
+    return f", or move the call at {effect.trigger.place} into a function that runs after the fork"
 
 
 def _remedy(owner: Owner, analysis: FileAnalysis) -> str:

@@ -3,6 +3,8 @@ children re-import the module."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from tfproc_lint.analysis import engines, outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
@@ -57,8 +59,10 @@ class WorkersStartedAtImport(Rule):
         "The fix moves the module's statements from the first start to its end under "
         "`if __name__ == \"__main__\":`. It is unsafe: that code no longer runs when the module is "
         "imported by another module. It is offered only when nothing from there on is a "
-        "definition, a name that a function of the module reads, or an existing `__main__` block; "
-        "otherwise manual edit required."
+        "definition, a name that a function of the module reads, or an existing `__main__` block, "
+        "and never in a module that another module of the project imports, where the guarded code "
+        "would never run (the message says to start the workers in a function the entry point "
+        "calls, or to make the pool or client on first use); otherwise manual edit required."
     )
     evidence = (
         "`set_start_method(\"spawn\")` and a `Pool` at module level with no main guard: every worker "
@@ -213,38 +217,54 @@ class WorkersStartedAtImport(Rule):
         if not candidates and not calls and not clusters:
             return
         walk = analysis.execution
-        found = [(call, self._cluster_message(analysis, call)) for call in clusters if walk.runs_on_import(call)]
+        # (node, message for: None, or where another module of the project imports this one)
+        found = [(call, partial(self._cluster_message, analysis, call)) for call in clusters
+                 if walk.runs_on_import(call)]
         for owner, method, why in candidates:
             starts = [call for call in owner.fork_calls if walk.runs_on_import(call)]
             if starts:
                 node = owner.construction if walk.runs_on_import(owner.construction) else starts[0]
-                found.append((node, self._owner_message(analysis, owner, node, method, why)))
+                found.append((node, partial(self._owner_message, analysis, owner, node, method, why)))
         if not library:
             for call in calls:
                 if walk.runs_on_import(call.call):
-                    found.append((call.call, self._set_message(call)))
+                    found.append((call.call, partial(self._set_message, call)))
         if not found:
             return
         node, message = min(found, key=lambda item: analysis.symbols.order_of_node.get(item[0], 0))
-        yield Report(node, message, fix=GuardTheRest(node))
+        # A module that others import is no entry point: its `__main__` block would never run.
+        importers = analysis.project.importers() if analysis.project is not None else ()
+        imported = importers[0] if importers else None
+        yield Report(node, message(imported), fix=GuardTheRest(node, imported))
 
-    def _owner_message(self, analysis: FileAnalysis, owner, node, method: str, why: str) -> str:
+    def _owner_message(self, analysis: FileAnalysis, owner, node, method: str, why: str, imported) -> str:
         started = analysis.execution.started_before(node)
         rerun = (f", its TensorFlow work included (line {analysis.line_of(started.call)}: {started.reason}),"
                  if started is not None else "")
+        if imported is not None:
+            return (f"{owner.noun} started at import under {method}: each child imports this module again (it is "
+                    f"imported by {imported}), re-runs its top level{rerun} and dies here (RuntimeError: a new "
+                    f"process started while bootstrapping), so no task runs and a pool can wait forever; start the "
+                    f"workers in a function that the entry point calls (or make the pool on first use), not at import"
+                    f"{outcomes.assumption(None, method, why)}")
         return (f"{owner.noun} started at import under {method}: each child re-imports this module, re-runs its "
                 f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
                 f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
                 f"{outcomes.assumption(None, method, why)}")
 
-    def _cluster_message(self, analysis: FileAnalysis, call) -> str:
-        return (f"`{analysis.code(call.func, 30)}(...)` starts a local Dask cluster at import: its nanny spawns each "
+    def _cluster_message(self, analysis: FileAnalysis, call, imported) -> str:
+        where = f"at import (this module is imported by {imported})" if imported is not None else "at import"
+        remedy = ("make the client lazily, in a function that creates it on first use" if imported is not None
+                  else f"move the code from here on under `{_GUARD}`")
+        return (f"`{analysis.code(call.func, 30)}(...)` starts a local Dask cluster {where}: its nanny spawns each "
                 f"worker process, which re-imports this module, starts the cluster again and dies (RuntimeError: a "
                 f"new process started while bootstrapping; \"Nanny failed to start\"), so the cluster never "
-                f"starts; move the code from here on under `{_GUARD}` (or pass `processes=False` for threads)")
+                f"starts; {remedy} (or pass `processes=False` for threads)")
 
-    def _set_message(self, call) -> str:
-        return (f"{call.spelled} runs at import: each {call.method} child starts with the method already set, "
+    def _set_message(self, call, imported) -> str:
+        where = f"at import of this module (imported by {imported})" if imported is not None else "at import"
+        remedy = (f"call it once in the entry point's `{_GUARD}` block instead" if imported is not None
+                  else f"move it (and the code that starts processes) under `{_GUARD}`")
+        return (f"{call.spelled} runs {where}: each {call.method} child starts with the method already set, "
                 f"re-imports this module and dies here with `RuntimeError: context has already been set`, so no "
-                f"worker runs and a pool can wait forever; move it (and the code that starts processes) under "
-                f"`{_GUARD}`")
+                f"worker runs and a pool can wait forever; {remedy}")
