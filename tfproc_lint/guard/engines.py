@@ -9,6 +9,10 @@ globals and closure cells it reads (cloudpickle, which all three engines use, pi
 by value). The guard reads these only after the engine failed, so a working program pays a wrapper
 call per submission and nothing else.
 
+A Dask cluster started while the main module is imported (TFP202) fails in the worker that imports it
+again: that error is raised in the driver once Dask's own start fails (alarm.deferred_call), so the guarded
+run ends when the program alone would.
+
 It also puts the guard into the engines' workers (engine_workers.py: TFP301 per task or per row):
 Ray's through `ray.init`'s runtime_env, Spark's through the Python daemon module.
 """
