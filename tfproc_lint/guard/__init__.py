@@ -2,6 +2,7 @@
 (and the errors that say nothing of the cause) into errors that name the tfproc-lint rule.
 
     python -m tfproc_lint.guard script.py [args...]
+    python -m tfproc_lint.guard --warn script.py   # TFPROC_GUARD_WARN=1: a fork that can hang only warns
     pytest --tfproc-guard
     import tfproc_lint.guard; tfproc_lint.guard.install()
     %load_ext tfproc_lint.guard

@@ -9,16 +9,30 @@ import os
 import runpy
 import sys
 
-USAGE = "usage: python -m tfproc_lint.guard SCRIPT [ARGS...] | -m MODULE [ARGS...]"
+from . import state
+
+USAGE = "usage: python -m tfproc_lint.guard [--warn] SCRIPT [ARGS...] | [--warn] -m MODULE [ARGS...]"
+HELP = ("Runs the program with tfproc-lint's runtime guard: a fork after TensorFlow's runtime started, "
+        "TensorFlow objects sent to other processes and settings made too late raise errors that name "
+        "the rule instead of hanging.\n\n"
+        "  --warn  where the guard stops a run that can hang but may still pass (TFP201: TensorFlow ops in a "
+        "child forked after the runtime started, which hang once an op is big enough to use the runtime's "
+        "thread pools), warn and let it run instead; the same as the environment variable "
+        f"{state.WARN_ENV}=1, which also works under pytest --tfproc-guard and with install(). Errors the "
+        "program would raise anyway (pickling, bootstrapping) stay errors.")
 
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stdout if argv else sys.stderr)
-        print("Runs the program with tfproc-lint's runtime guard: a fork after TensorFlow's runtime started, "
-              "TensorFlow objects sent to other processes and settings made too late raise errors that name "
-              "the rule instead of hanging.", file=sys.stdout if argv else sys.stderr)
+        print(HELP, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
+    if argv[0] == "--warn":
+        os.environ[state.WARN_ENV] = "1"  # read by this process and inherited by its workers
+        argv = argv[1:]
+        if not argv:
+            print(USAGE, file=sys.stderr)
+            return 2
     from . import install
 
     if argv[0] == "-m":

@@ -32,6 +32,14 @@ _printed: set[str] = set()  # rule codes this process printed (tell)
 REPEAT_S = 10.0
 _retries = 0
 MAX_RETRIES = 20
+# While the main thread is in a call that fails by itself when a worker dies as it starts (Dask's cluster
+# start: "Nanny failed to start"), a worker's error is held back and raised, chained to the library's own
+# error, when that call fails: raised at once, it would interrupt the start, and the library's clean-up of
+# a half-started cluster then waits out its time limits (10 s at exit): slower than the program alone. If
+# the call neither fails nor returns within DEFER_S, the error is raised then (deferred_call).
+DEFER_S = 30.0
+_defer_depth = 0
+_deferred: tuple[str, float] | None = None  # (message, when to raise it anyway)
 
 
 def _folder(pid: int) -> str:
@@ -104,9 +112,9 @@ def _read(pid: int, senders=None) -> list[str]:
 
 def reset() -> None:
     """Raise the next worker's error again (a new test, a new notebook cell); drop what came before."""
-    global _delivered, _pending, _retries
+    global _delivered, _pending, _retries, _deferred
     _read(os.getpid())
-    _delivered, _pending, _retries = False, None, 0
+    _delivered, _pending, _retries, _deferred = False, None, 0, None
     _printed.clear()
     folder = _folder(os.getpid())
     for name in _listing(folder):
@@ -125,14 +133,60 @@ def _listing(folder: str) -> list[str]:
 
 
 def _on_signal(signum, frame) -> None:
-    global _pending, _last
+    global _pending, _last, _deferred
     messages = [m for m in _read(os.getpid()) if m]
     if _pending is None and messages and (not _delivered or time.monotonic() - _delivered_at >= REPEAT_S):
         _pending = messages[0]
+    if _defer_depth:
+        if _pending is not None and _deferred is None:
+            _deferred = (_pending, time.monotonic() + DEFER_S)
+            _wake_in(DEFER_S)
+        _pending = None
+        if _deferred is not None and time.monotonic() >= _deferred[1]:  # the call did not fail by itself
+            _pending, _deferred = _deferred[0], None
     if _pending is None:
         return
     _last, _pending = _error(_pending), None
     raise _last
+
+
+def _wake_in(seconds: float) -> None:
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), SIGNAL))
+    timer.daemon = True
+    timer.start()
+
+
+def deferred_call(function, *args, **kwargs):
+    """`function(*args, **kwargs)` in the main thread with the workers' errors held back (DEFER_S): when it
+    fails, the worker's error is raised instead, chained to the call's own; when it returns, the worker's
+    error (if one came) is raised then."""
+    global _defer_depth
+    if not _installed or threading.current_thread() is not threading.main_thread():
+        return function(*args, **kwargs)
+    _defer_depth += 1
+    try:
+        result = function(*args, **kwargs)
+    except BaseException as exc:
+        _defer_depth -= 1
+        error = None if _defer_depth or isinstance(exc, errors.GuardError) else _take_deferred()
+        if error is not None:
+            raise error from exc
+        raise
+    _defer_depth -= 1
+    error = None if _defer_depth else _take_deferred()
+    if error is not None:
+        raise error
+    return result
+
+
+def _take_deferred() -> BaseException | None:
+    """The error held back (or one whose signal has not been handled yet), marked delivered; else None."""
+    global _deferred
+    text, _deferred = (_deferred[0] if _deferred else None), None
+    if text is None and not _delivered:
+        messages = [m for m in _read(os.getpid()) if m]
+        text = messages[0] if messages else None
+    return _error(text) if text is not None else None
 
 
 def _error(text: str) -> BaseException:

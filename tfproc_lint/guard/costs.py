@@ -58,6 +58,22 @@ def warn(code: str, message: str, frame=None, fix: str | None = None) -> None:
     _warned.add(code)
     text = errors.text(code, message, fix)
     engine_workers.report(text)
+    show(text, frame)
+
+
+def main_thread_frame():
+    """Where the main thread waits (on a pool whose own thread pickles the tasks), outside threading's waits."""
+    import threading
+
+    main = sys._current_frames().get(threading.main_thread().ident)
+    stdlib = os.path.dirname(threading.__file__)  # the pool's wait (threading's Condition, Event)
+    while main is not None and main.f_back is not None and main.f_code.co_filename.startswith(stdlib):
+        main = main.f_back
+    return main
+
+
+def show(text: str, frame=None) -> None:
+    """Show `text` as a GuardWarning at the user's line below `frame` (default: this thread's); never raise."""
     frame = state.user_frame(frame=frame)
     try:
         warnings.warn_explicit(text, errors.GuardWarning, frame.f_code.co_filename, frame.f_lineno,
@@ -78,12 +94,7 @@ def crossed(found, where: str, size: int) -> None:
         return
     how = f", {found.how}," if found.how else ""
     # Tasks are pickled in a pool's own thread: the place shown is where the main thread waits on the pool.
-    import threading
-
-    main = sys._current_frames().get(threading.main_thread().ident)
-    stdlib = os.path.dirname(threading.__file__)  # the pool's wait (threading's Condition, Event)
-    while main is not None and main.f_back is not None and main.f_code.co_filename.startswith(stdlib):
-        main = main.f_back
+    main = main_thread_frame()
     warn(found.code, (
         f"{found.what}{how} is pickled into every task sent through {where}, {count} tasks so far, "
         f"{size / 1024:,.0f} KiB each: each task serialises it and the worker rebuilds it, so the tasks are "

@@ -82,9 +82,21 @@ def crossing_error(exc: BaseException, obj, where: str) -> errors.GuardError | N
     return errors.crossing_class(found.code, type(exc))(errors.text(found.code, message))
 
 
-def fork_child_error(what: str) -> errors.GuardError:
+# Why the guard raised where the program may still have passed, and how to make it a warning.
+STOPPED = ("the guard stopped the run so that it fails now instead of hanging later (to only warn: "
+           f"python -m tfproc_lint.guard --warn, or {state.WARN_ENV}=1)")
+LET_RUN = f"the guard only warns ({state.WARN_ENV} is set) and lets it run"
+
+
+def fork_hazard(stop: bool) -> str:
+    return ("this can hang: the runtime's thread pools do not survive the fork, so an op big enough to use them "
+            f"waits forever (small ops run inline and may pass); {STOPPED if stop else LET_RUN}")
+
+
+def fork_child_error(what: str, stop: bool = True) -> errors.GuardError:
     """TFP201 for a child forked after the parent's runtime started that now runs TensorFlow; TFP101/102/103
-    when a TensorFlow object it received (task, Process arguments) is what it runs."""
+    when a TensorFlow object it received (task, Process arguments) is what it runs. `stop`: the error the
+    guard raises (else the text of the warning it shows instead, TFPROC_GUARD_WARN)."""
     process = sys.modules.get("multiprocessing.process")
     current = process.current_process() if process else None
     sent = (_last_loaded, getattr(current, "_target", None), getattr(current, "_args", None),
@@ -94,7 +106,7 @@ def fork_child_error(what: str) -> errors.GuardError:
         how = _how_pickled(bytes(_loading))
         found = objects.Found("TFP103" if how else "TFP102", "a TensorFlow or Keras object, unpickled here,", how)
     base = (f"{what} ran in process {os.getpid()}, forked from process {state.forked_from} after "
-            f"{state.start_text()}; the runtime's thread pools did not survive the fork, so this would hang")
+            f"{state.start_text()}: {fork_hazard(stop)}")
     if found is not None and found.code == "TFP101" and "Session" not in found.what:
         found = None  # graph tensors and graphs reach forked children intact: the parent's start is the hazard
     if found is None:
@@ -210,11 +222,17 @@ def sent(obj, data, where: str | None = None) -> None:
         return
     if _pool_forked_after_start():
         how = f", {found.how}," if found.how else ""
+        stop = not state.warn_only()
         message = (f"{found.what}{how} is sent through {where} to pool workers forked after "
-                   f"{state.start_text()}: rebuilding it there runs TensorFlow ops, whose thread pools did not "
-                   "survive the fork, so the workers would hang and the pool wait forever (TFP201 too)")
-        raise errors.crossing_class(found.code, RuntimeError)(
-            errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}")
+                   f"{state.start_text()}: rebuilding it there runs TensorFlow ops (TFP201 too), and the pool waits "
+                   f"forever on a worker that hangs; {fork_hazard(stop)}")
+        text = errors.text(found.code, message) + f" Fix for TFP201: {errors.FIXES['TFP201']}"
+        if stop:
+            raise errors.crossing_class(found.code, RuntimeError)(text)
+        if "TFP201-sent" not in costs._warned:
+            costs._warned.add("TFP201-sent")
+            costs.show(text, costs.main_thread_frame())
+        return
     costs.crossed(found, where, len(data))
 
 

@@ -9,6 +9,10 @@ globals and closure cells it reads (cloudpickle, which all three engines use, pi
 by value). The guard reads these only after the engine failed, so a working program pays a wrapper
 call per submission and nothing else.
 
+A Dask cluster started while the main module is imported (TFP202) fails in the worker that imports it
+again: that error is raised in the driver once Dask's own start fails (alarm.deferred_call), so the guarded
+run ends when the program alone would.
+
 It also puts the guard into the engines' workers (engine_workers.py: TFP301 per task or per row):
 Ray's through `ray.init`'s runtime_env, Spark's through the Python daemon module.
 """
@@ -19,7 +23,7 @@ import functools
 import re
 import types
 
-from . import engine_sends, engine_workers, errors, objects
+from . import alarm, engine_sends, engine_workers, errors, objects
 
 SERIALISING = re.compile(r"(?i)serializ|pickl")  # the engines' failure messages (and their causes)
 
@@ -224,12 +228,27 @@ def _ray_init(original):
 
 def patch_dask(distributed) -> None:
     client = distributed.Client
+    # A cluster started while the main module is imported fails in the spawned worker that imports it
+    # again (TFP202) and then, by itself, in the driver ("Nanny failed to start"): the worker's error is
+    # raised then, chained to Dask's, not in the middle of the start (alarm.deferred_call).
+    for cls in (client, getattr(distributed, "SpecCluster", None)):
+        if cls is not None and not getattr(cls.__init__, "_tfproc_guard", False):
+            cls.__init__ = _deferring(cls.__init__)
     _wrap(client, "submit", "dask", "a Dask task (Client.submit, pickled in the driver)",
           lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)), _one_task)
     _wrap(client, "map", "dask", "Dask tasks (Client.map, pickled in the driver)",
           lambda a, k: (a[1] if len(a) > 1 else k.get("func"), (a[2:], k)), engine_sends.map_tasks)
     _wrap(client, "scatter", "dask", "Client.scatter",
           lambda a, k: (None, (a[1:2] or (k.get("data"),), {})))
+
+
+def _deferring(original):
+    @functools.wraps(original)
+    def call(*args, **kwargs):
+        return alarm.deferred_call(original, *args, **kwargs)
+
+    call._tfproc_guard = True
+    return call
 
 
 def patch_dask_keras(module) -> None:

@@ -35,8 +35,11 @@ FIXES = {
 
 
 def text(code: str, message: str, fix: str | None = None) -> str:
-    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`; `fix` replaces the rule's usual fix."""
-    return f"{code}: {message}. Fix: {fix or FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
+    """`TFPnnn: message. Fix: ... (see docs/rules/TFPnnn.md)`; `fix` replaces the rule's usual fix. A message
+    that ends its own sentence (TensorFlow's "... cannot be modified after initialization.") gets no second
+    full stop."""
+    end = "" if message.endswith((".", "!", "?")) else "."
+    return f"{code}: {message}{end} Fix: {fix or FIXES[code]} (tfproc-lint {DOCS.format(code=code)})"
 
 
 class GuardError(Exception):

@@ -6,21 +6,26 @@ import functools
 import types
 
 TF_MODULES = ("tensorflow", "keras", "tf_keras")
-# Most specific class names first (a class's MRO is searched in order): (code, what it is).
+KERAS_MODULES = ("keras", "tf_keras")
+# (package, class name) -> (code, what it is); a class's MRO is searched in order, so the most specific
+# class wins. The package matters: a Keras functional model is also a `keras.src.ops.function.Function`
+# and a `keras.src.ops.operation.Operation`, which are neither a tf.function nor a graph operation.
 KINDS = {
-    "BaseSession": ("TFP101", "a tf.compat.v1.Session"),
-    "MonitoredSession": ("TFP101", "a tf.compat.v1.train.MonitoredSession"),
-    "Graph": ("TFP101", "a tf.Graph"),
-    "SymbolicTensor": ("TFP101", "a graph tensor"),
-    "Operation": ("TFP101", "a graph operation"),
-    "QueueBase": ("TFP101", "a TF1 queue"),
-    "Saver": ("TFP101", "a tf.compat.v1.train.Saver"),
-    "Function": ("TFP102", "a tf.function"),
-    "ConcreteFunction": ("TFP102", "a concrete tf.function"),
-    "DatasetV2": ("TFP102", "a tf.data.Dataset"),
-    "Model": ("TFP102", "a Keras model"),
-    "Layer": ("TFP102", "a Keras layer"),
-    "AutoTrackable": ("TFP102", "a loaded SavedModel"),
+    ("tensorflow", "BaseSession"): ("TFP101", "a tf.compat.v1.Session"),
+    ("tensorflow", "MonitoredSession"): ("TFP101", "a tf.compat.v1.train.MonitoredSession"),
+    ("tensorflow", "Graph"): ("TFP101", "a tf.Graph"),
+    ("tensorflow", "SymbolicTensor"): ("TFP101", "a graph tensor"),
+    ("tensorflow", "Operation"): ("TFP101", "a graph operation"),
+    ("tensorflow", "QueueBase"): ("TFP101", "a TF1 queue"),
+    ("tensorflow", "Saver"): ("TFP101", "a tf.compat.v1.train.Saver"),
+    ("tensorflow", "Function"): ("TFP102", "a tf.function"),
+    ("tensorflow", "ConcreteFunction"): ("TFP102", "a concrete tf.function"),
+    ("tensorflow", "DatasetV2"): ("TFP102", "a tf.data.Dataset"),
+    ("keras", "Model"): ("TFP102", "a Keras model"),
+    ("keras", "Layer"): ("TFP102", "a Keras layer"),
+    ("tensorflow", "_UserObject"): ("TFP102", "a loaded SavedModel"),  # what tf.saved_model.load returns
+    ("tensorflow", "Module"): ("TFP102", "a tf.Module"),
+    ("tensorflow", "AutoTrackable"): ("TFP102", "a trackable TensorFlow object"),
 }
 MAX_DEPTH = 7
 MAX_ITEMS = 64  # per container: a task of a million rows is not walked through
@@ -39,11 +44,22 @@ def is_tensorflow(obj) -> bool:
     return (type(obj).__module__ or "").startswith(TF_MODULES)
 
 
+def _package(module: str) -> str | None:
+    """"tensorflow" for TensorFlow's classes, "keras" for Keras' (Keras 3 or tf_keras), else None."""
+    top = module.partition(".")[0]
+    if top in KERAS_MODULES:
+        return "keras"
+    return "tensorflow" if top == "tensorflow" else None
+
+
 def kind(obj) -> tuple[str, str] | None:
+    """(code, "a Keras model (keras.src.models.functional.Functional)") for a TensorFlow object of a
+    known kind, else None."""
     cls = type(obj)
     for base in cls.__mro__:
-        if (base.__module__ or "").startswith(TF_MODULES) and base.__name__ in KINDS:
-            code, what = KINDS[base.__name__]
+        known = KINDS.get((_package(base.__module__ or ""), base.__name__))
+        if known is not None:
+            code, what = known
             return code, f"{what} ({cls.__module__}.{cls.__qualname__})"
     return None
 
@@ -58,8 +74,9 @@ def find(obj) -> Found | None:
         if id(item) in seen:
             continue
         seen.add(id(item))
-        if is_tensorflow(item):
-            known = kind(item)
+        # A class of the program's own (a subclassed keras.Model, a tf.Module) counts by its known base.
+        known = kind(item) if type(item).__module__ != "builtins" else None
+        if known or is_tensorflow(item):
             code = "TFP103" if how else None
             if known:
                 return Found(code or known[0], known[1], how, item)

@@ -29,6 +29,16 @@ started: Start | None = None  # the runtime's start, in this process or inherite
 forked_from: int | None = None  # the parent's pid, when this process was forked after `started`
 parent_pid: int | None = None  # a guarded parent to tell when an error here would leave it waiting
 parent_alarm = False  # whether that parent listens (see alarm.py)
+# TFPROC_GUARD_WARN=1 (or `python -m tfproc_lint.guard --warn`, which sets it for the workers too): where the
+# guard stops a run that can hang but may still pass (TFP201: TensorFlow in a child forked after the start),
+# it warns and lets it run. Errors the program would raise anyway (pickling, bootstrapping) stay errors.
+WARN_ENV = "TFPROC_GUARD_WARN"
+
+
+def warn_only() -> bool:
+    return os.environ.get(WARN_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
 # Set by install(): tfhooks.arm_fork_child, which crossing calls in a child forked after the start
 # (crossing and tfhooks do not import each other).
 arm_fork_child = None

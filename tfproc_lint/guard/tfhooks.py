@@ -4,7 +4,7 @@
   create devices), a TF1 Session's creation, device_lib's device listing;
 - settings made after the start (TFP402): the eager context's thread, device and memory setters;
 - in a child forked after the start (TFP201): every way to run an op or a session raises instead of
-  hanging (`arm_fork_child`).
+  perhaps hanging (`arm_fork_child`; TFPROC_GUARD_WARN makes it a warning).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ EXECUTORS = ("TFE_Py_FastPathExecute", "TFE_Py_Execute", "TFE_Py_ExecuteCancelab
 SESSION_RUNS = ("_call_tf_sessionrun", "_call_tf_sessionprun")
 
 _patched = False
+_let_run = False  # TFPROC_GUARD_WARN: this forked child warned once and now runs its ops
 
 
 def patch() -> bool:
@@ -85,7 +86,8 @@ def _setter(original, label: str):
         except RuntimeError as exc:
             if state.started is None:
                 raise
-            error = errors.make("TFP402", f"{label} after {state.start_text()}; TensorFlow refuses: {exc}")
+            error = errors.make("TFP402", f"{label} after {state.start_text()}; TensorFlow refuses: "
+                                          f"{errors.described(exc)}")
             if state.parent_pid:
                 alarm.tell(error)
             raise error from exc
@@ -107,9 +109,12 @@ def _patch_session(cls) -> None:
 
 
 def arm_fork_child(make_error) -> None:
-    """This process was forked after the runtime started: running TensorFlow here would hang (its thread
-    pools' threads stayed in the parent), so every way to run an op or a graph raises
-    `make_error(what)` (crossing.fork_child_error: TFP201, or what the child received)."""
+    """This process was forked after the runtime started: running TensorFlow here can hang (its thread
+    pools' threads stayed in the parent; ops small enough to run inline pass), so every way to run an op or a
+    graph raises `make_error(what)` (crossing.fork_child_error: TFP201, or what the child received); under
+    TFPROC_GUARD_WARN the first one warns instead and the ops run (they can hang)."""
+    global _let_run
+    _let_run = False
     pywrap_tfe = sys.modules.get(PYWRAP_TFE)
     if pywrap_tfe is not None:
         for name in EXECUTORS:
@@ -126,8 +131,14 @@ def arm_fork_child(make_error) -> None:
 def _trap(original, what: str, make_error):
     @functools.wraps(original)
     def trapped(*args, **kwargs):
-        error = make_error(what)
-        alarm.tell(error)
-        raise error
+        global _let_run
+        if not _let_run:
+            if not state.warn_only():
+                error = make_error(what)
+                alarm.tell(error)
+                raise error
+            _let_run = True  # TFPROC_GUARD_WARN: warn once in this process, then run every op as it comes
+            costs.show(str(make_error(what, stop=False)))
+        return original(*args, **kwargs)
 
     return trapped
