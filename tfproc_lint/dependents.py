@@ -1,0 +1,155 @@
+"""The files of a project that import given files, directly or through a chain of the project's
+modules: what `tfproc-lint check --with-dependents` checks besides the files it is given (the
+pre-commit hook: a staged module that now loads a model at import makes the script that imports it
+fork after TensorFlow started, though the script itself is not staged), and what the editor server
+lints again when a module changes.
+
+Imports are read from each file's text the way the project layer reads them
+(`project_layout.imported_names`: plain and `from` imports, relative ones too, an
+over-approximation that counts commented or quoted imports) and resolved with the file's own
+`Layout` (`Layout.module_path`, as the analysis resolves them); importing `a.b.c` also runs the
+packages `a` and `a.b`, so their `__init__.py` count. Nothing is parsed or linted: one read and one
+regular expression per file of the project (the costs are in docs/integrations.md). A notebook's
+imports are read from its code cells.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from tfproc_lint.config import Config, Configs
+from tfproc_lint.files import SourceFile, collect_files, is_notebook
+from tfproc_lint.project_layout import Layout, imported_names, layout_for, read_source
+
+
+def module_imports(text: str, path: Path | str, layout: Layout, resolved: dict | None = None) -> set[str]:
+    """The project files (absolute paths) that importing the file at `path` (its `text`) runs:
+    each module it imports and the packages above it. `resolved`: a dict kept between calls, where
+    names already resolved from the same folder are looked up."""
+    resolved = {} if resolved is None else resolved
+    folder = os.path.dirname(os.path.abspath(path))
+    found: set[str] = set()
+    # Each import the regular expression reads lies on one line that says "import": the other
+    # lines are left out first (a third of the cost on a package's sources).
+    text = "\n".join(line for line in text.split("\n") if "import" in line)
+    for name in imported_names(text, layout.package_of(path)):
+        parts = name.split(".")
+        for cut in range(1, len(parts) + 1):
+            module = ".".join(parts[:cut])
+            key = (layout, module, folder)
+            target = resolved.get(key, False)
+            if target is False:
+                found_path = layout.module_path(module, path)
+                target = resolved[key] = os.path.abspath(found_path) if found_path is not None else None
+            if target is not None:
+                found.add(target)
+    return found
+
+
+def notebook_code(data: bytes) -> str:
+    """A notebook's code cells, joined (their imports are what matters here); "" if unreadable."""
+    import json
+
+    try:
+        cells = json.loads(data).get("cells", [])
+        sources = [cell.get("source", "") for cell in cells if cell.get("cell_type") == "code"]
+    except (ValueError, AttributeError, TypeError):
+        return ""
+    return "\n".join("".join(source) if isinstance(source, list) else str(source) for source in sources)
+
+
+def importers_of(changed: Iterable[str], imports: dict[str, set[str]]) -> set[str]:
+    """The files of `imports` (file -> the files it imports) that import one of `changed`,
+    directly or through others; `changed` themselves only where they import another changed file."""
+    importers: dict[Path, set[Path]] = {}
+    for importer, targets in imports.items():
+        for target in targets:
+            importers.setdefault(target, set()).add(importer)
+    found: set[Path] = set()
+    pending = list(changed)
+    while pending:
+        for importer in importers.get(pending.pop(), ()):
+            if importer not in found:
+                found.add(importer)
+                pending.append(importer)
+    return found
+
+
+def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[SourceFile]:
+    """The files of the given files' projects (found as a check of the project's root finds them:
+    its excludes apply) that import one of the given Python files, directly or through other
+    modules, sorted; the given files themselves are not among them."""
+    changed: set[str] = set()
+    roots: dict[Path, None] = {}
+    for source_file in given:
+        if is_notebook(source_file.path):
+            continue  # nothing imports a notebook
+        layout = layout_for(source_file.path, _config(source_file, configs).src)
+        if layout is None or layout.module_name(source_file.path) is None:
+            continue  # in no project, or not importable as one of its modules
+        changed.add(os.path.abspath(source_file.path))
+        roots[layout.root] = None
+    if not changed:
+        return []
+    candidates: dict[str, SourceFile] = {}
+    for root in roots:
+        found, _errors = collect_files([_shown(root)], configs)
+        for source_file in found:
+            absolute = os.path.abspath(source_file.path)
+            if absolute not in candidates:
+                display = os.path.normpath(source_file.display)
+                candidates[absolute] = SourceFile(Path(display), display, False, source_file.config)
+    imports: dict[str, set[str]] = {}
+    resolved: dict = {}
+    for absolute, source_file in candidates.items():
+        layout = layout_for(absolute, _config(source_file, configs).src)
+        try:
+            with open(absolute, "rb") as stream:
+                data = stream.read()
+        except OSError:
+            continue
+        if layout is None or b"import" not in data:
+            continue
+        text = notebook_code(data) if is_notebook(absolute) else data.decode("utf-8", errors="replace")
+        imports[absolute] = module_imports(text, absolute, layout, resolved)
+    return sorted((candidates[path] for path in importers_of(changed, imports) - changed),
+                  key=lambda source_file: source_file.display)
+
+
+def _config(source_file: SourceFile, configs: Config | Configs) -> Config:
+    if source_file.config is not None:
+        return source_file.config
+    return configs if isinstance(configs, Config) else configs.for_file(source_file.path)
+
+
+def _shown(root: Path) -> str:
+    """The root as the walk should name its files: relative to the working directory when inside it."""
+    relative = os.path.relpath(root)
+    return relative if not relative.startswith("..") else str(root)
+
+
+def import_closure(text: str, path: Path | str, layout: Layout, limit: int = 2_000) -> dict[str, str | None]:
+    """The project files that importing the file at `path` (its `text`) runs, directly or through
+    each other, each with the digest of the content read (`project_layout.read_source`: an
+    editor's buffer where one is given; None: unreadable). At most `limit` files."""
+    import hashlib
+
+    found: dict[str, str | None] = {}
+    resolved: dict = {}
+    pending = list(module_imports(text, path, layout, resolved))
+    while pending and len(found) < limit:
+        current = pending.pop()
+        if current in found:
+            continue
+        try:
+            data = read_source(current)
+        except OSError:
+            found[current] = None
+            continue
+        found[current] = hashlib.blake2b(data, digest_size=20).hexdigest()
+        if b"import" in data:
+            pending += [target for target in module_imports(data.decode("utf-8", errors="replace"), current,
+                                                            layout, resolved) if target not in found]
+    return found
