@@ -12,9 +12,12 @@ server: it gets no diagnostics and one `window/logMessage` line.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import threading
 import traceback
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
@@ -23,6 +26,8 @@ from pygls.lsp.server import LanguageServer
 
 from tfproc_lint import __version__
 from tfproc_lint.diagnostics import Diagnostic
+from tfproc_lint.project import forget_files
+from tfproc_lint.project_layout import overlaid
 from tfproc_lint.server import documents
 from tfproc_lint.server.actions import KINDS, code_actions
 from tfproc_lint.server.configs import WATCHED_GLOBS, Configs, is_config_file
@@ -37,6 +42,10 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 # against 13 ms for the first on benchmarks/lsp_latency.py's file. It starts once the document has
 # been still this long, so that typing never waits behind it.
 PLAN_DELAY_S = 0.25
+# How often the files that open documents' findings read are looked at (one `stat` each; read and
+# hashed only when it changed): a change no watcher reported (a client without file watching, a
+# `git checkout` it missed) reaches the documents within this plus one lint.
+POLL_S = 2.0
 LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.Warning,
               "info": types.MessageType.Info, "log": types.MessageType.Log}
 
@@ -45,6 +54,8 @@ LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.War
 class Job:
     snapshot: Snapshot
     planned: bool = False  # the second look: the findings as `check` lists them
+    # The open Python documents' texts (absolute path -> text), read instead of their files.
+    buffers: Mapping[str, str] = field(default_factory=dict)
 
 
 class Session:
@@ -58,9 +69,15 @@ class Session:
         # The findings last published for each document (a notebook cell is one): (text, findings).
         self.published: dict[str, tuple[str, list[Diagnostic]]] = {}
         self.notebook_cells: dict[str, set[str]] = {}  # notebook URI -> cells last published
-        # Document URI -> the project's module files its last findings used (project analysis).
-        self.uses: dict[str, frozenset] = {}
+        # Document URI -> the project's files its last findings read, with their digests
+        # (documents.Findings.uses).
+        self.uses: dict[str, Mapping[str, str | None]] = {}
         self.plan_timers: dict[str, asyncio.TimerHandle] = {}  # document URI -> its second look
+        # Files changed since the lint thread last made the project layer forget them (it does,
+        # before its next lint), and what the poll last saw of each file it watches.
+        self._changed: set[str] = set()
+        self._changed_lock = threading.Lock()
+        self.stamps: dict[str, tuple | None] = {}
 
     # logging -------------------------------------------------------------------------------------
     def log(self, level: str, message: str) -> None:
@@ -103,12 +120,24 @@ class Session:
                 cells.append(Cell(cell.document, number, document.source, document.version))
         return Snapshot(notebook.uri, _path(notebook.uri), notebook.version, cells=tuple(cells), notebook=True)
 
+    def buffers(self) -> dict[str, str]:
+        """The open Python documents' texts by absolute path: the project layer reads a module
+        from its buffer, saved or not."""
+        workspace = self.server.workspace
+        found = {}
+        for uri, document in list(workspace.text_documents.items()):
+            path = _file(uri)
+            if path is not None and path.suffix in PYTHON_SUFFIXES and (
+                    workspace.get_notebook_document(cell_uri=uri) is None):
+                found[os.path.abspath(path)] = document.source
+        return found
+
     def schedule(self, uri: str) -> None:
         self.loop = self.loop or asyncio.get_running_loop()
         snapshot = self.snapshot(uri)
         if snapshot is not None:
             self._cancel_plan(snapshot.uri)
-            self.worker.submit(snapshot.uri, Job(snapshot))
+            self.worker.submit(snapshot.uri, Job(snapshot, buffers=self.buffers()))
 
     def _plan_later(self, snapshot: Snapshot) -> None:
         self._cancel_plan(snapshot.uri)
@@ -117,7 +146,7 @@ class Session:
     def _plan(self, snapshot: Snapshot) -> None:
         self.plan_timers.pop(snapshot.uri, None)
         if self._current(snapshot):
-            self.worker.submit(snapshot.uri, Job(snapshot, planned=True), later=True)
+            self.worker.submit(snapshot.uri, Job(snapshot, planned=True, buffers=self.buffers()), later=True)
 
     def _cancel_plan(self, uri: str) -> None:
         timer = self.plan_timers.pop(uri, None)
@@ -135,8 +164,13 @@ class Session:
     # the worker thread ---------------------------------------------------------------------------
     def _lint(self, job: Job) -> None:
         """On the worker thread: lint, then hand the findings to the loop."""
+        with self._changed_lock:
+            changed, self._changed = self._changed, set()
+        if changed:
+            forget_files(changed)
         config = self.configs.for_path(_file(job.snapshot.uri))
-        findings = (documents.planned if job.planned else documents.lint)(job.snapshot, config)
+        with overlaid(job.buffers):
+            findings = (documents.planned if job.planned else documents.lint)(job.snapshot, config)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self._deliver, findings, job.planned)
 
@@ -216,10 +250,14 @@ class Session:
         config = self.configs.for_path(_file(snapshot.uri))
         only = params.context.only
         encoding = self.encoding
+        buffers = self.buffers()
+
+        def actions():
+            with overlaid(buffers):
+                return code_actions(snapshot, config, params.text_document.uri, params.range.start.line,
+                                    params.range.end.line, only, encoding)
         try:
-            return await asyncio.get_running_loop().run_in_executor(None, lambda: code_actions(
-                snapshot, config, params.text_document.uri, params.range.start.line, params.range.end.line, only,
-                encoding))
+            return await asyncio.get_running_loop().run_in_executor(None, actions)
         except documents.SourceError as error:
             self.log("log", f"{snapshot.path}: {error}; no code actions")
             return None
@@ -257,15 +295,64 @@ class Session:
             self.module_changed(uri)
 
     def module_changed(self, uri: str) -> None:
-        """A project module was written: the open documents whose findings read its summary are
-        linted again (the summary is recomputed from the file's new content)."""
+        """A project module changed (in its editor buffer, saved or not; on disk; closed with
+        unsaved edits): the project layer forgets what it read of it, and the open documents whose
+        findings read it, or whose imports reach it, are linted again."""
         path = _file(uri)
-        if path is None:
-            return
-        written = os.path.abspath(path)
+        if path is not None:
+            self.file_changed(os.path.abspath(path), uri)
+
+    def file_changed(self, path: str, uri: str | None = None) -> None:
+        with self._changed_lock:
+            self._changed.add(path)
         for other, used in list(self.uses.items()):
-            if other != uri and written in used:
+            if other != uri and path in used:
                 self.schedule(other)
+
+    # the poll --------------------------------------------------------------------------------------
+    def start_polling(self) -> None:
+        self.loop = self.loop or asyncio.get_running_loop()
+        self.loop.call_later(POLL_S, self._poll_and_again)
+
+    def _poll_and_again(self) -> None:
+        try:
+            self.poll()
+        finally:
+            if not self.stopped:
+                self.loop.call_later(POLL_S, self._poll_and_again)
+
+    stopped = False
+
+    def poll(self) -> None:
+        """Look at the files the open documents' findings read (not those open in the editor,
+        whose buffers count): one that changed since it was read is `file_changed`."""
+        shown = set(self.buffers())
+        watched = {path for used in self.uses.values() for path in used} - shown
+        for path in watched:
+            stamp = _stamp(path)
+            if stamp == self.stamps.get(path, False):
+                continue
+            self.stamps[path] = stamp
+            digest = _digest(path)
+            if any(used[path] != digest for used in self.uses.values() if path in used):
+                self.file_changed(path)
+        self.stamps = {path: stamp for path, stamp in self.stamps.items() if path in watched}
+
+
+def _stamp(path: str) -> tuple | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as stream:
+            return hashlib.blake2b(stream.read(), digest_size=20).hexdigest()
+    except OSError:
+        return None
 
 
 def _path(uri: str) -> str:
@@ -294,6 +381,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
         session.loop = asyncio.get_running_loop()
+        session.start_polling()
         await session.register_watchers()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -303,6 +391,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         session.schedule(params.text_document.uri)
+        session.module_changed(params.text_document.uri)  # the documents that import it read its buffer
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -314,6 +403,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         session.clear(params.text_document.uri)
+        session.module_changed(params.text_document.uri)  # unsaved edits are gone: its file counts again
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -352,6 +442,7 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: LanguageServer, params) -> None:
+        session.stopped = True
         session.worker.stop()
 
     return server
