@@ -121,7 +121,9 @@ _OVERLAY: ContextVar[Mapping[str, str]] = ContextVar("tfproc_lint_overlay", defa
 @contextmanager
 def overlaid(texts: Mapping[str, str]):
     """While in this block, in this thread, read the project's files at these absolute paths from
-    `texts` (an editor's unsaved buffers) instead of the disk."""
+    `texts` (an editor's unsaved buffers) instead of the disk. What a project worked out from a
+    file is kept until `project.forget_files` names it: call it whenever a path's text changes,
+    as the editor server does for each edit, close, save or change on disk."""
     token = _OVERLAY.set(texts)
     try:
         yield
