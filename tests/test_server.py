@@ -391,12 +391,13 @@ def test_documents_that_import_a_changed_module_are_linted_again(project):
             before = len(editor.published)
             editor.client.text_document_did_close(types.DidCloseTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=helper_uri)))  # while open, its buffer counts
-            assert await editor.diagnostics(uri, 1, after=before) == []  # the file, saved as the buffer was
+            await codes_after(editor, uri, before, [])  # the file, saved as the buffer was
             helper.write_text(starts)  # changed on disk by another program
             before = len(editor.published)
             editor.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
                 types.FileEvent(uri=helper.as_uri(), type=types.FileChangeType.Changed)]))
-            assert [d.code for d in await editor.diagnostics(uri, 1, after=before)] == ["TFP403"]
+            # Lints queued by the edits above may still publish [] first: the last publication counts.
+            await codes_after(editor, uri, before, ["TFP403"])
         finally:
             await editor.stop()
     run(scenario)

@@ -21,28 +21,34 @@ from pathlib import Path
 
 from tfproc_lint.config import Config, Configs
 from tfproc_lint.files import SourceFile, collect_files, is_notebook
-from tfproc_lint.project_layout import Layout, imported_names, layout_for, read_source
+from tfproc_lint.project_layout import Layout, buffer_text, imported_names, layout_for, read_source
 
 
 def module_imports(text: str, path: Path | str, layout: Layout, resolved: dict | None = None) -> set[str]:
     """The project files (absolute paths) that importing the file at `path` (its `text`) runs:
     each module it imports and the packages above it. `resolved`: a dict kept between calls, where
     names already resolved from the same folder are looked up."""
-    resolved = {} if resolved is None else resolved
-    folder = os.path.dirname(os.path.abspath(path))
-    found: set[str] = set()
+    return _resolve(_imported(text, layout.package_of(path)), path, layout, {} if resolved is None else resolved)
+
+
+def _imported(text: str, package: str | None) -> list[str]:
     # Each import the regular expression reads lies on one line that says "import": the other
     # lines are left out first (a third of the cost on a package's sources).
-    text = "\n".join(line for line in text.split("\n") if "import" in line)
-    for name in imported_names(text, layout.package_of(path)):
+    return imported_names("\n".join(line for line in text.split("\n") if "import" in line), package)
+
+
+def _resolve(names: list[str], path: Path | str, layout: Layout, resolved: dict) -> set[str]:
+    folder = os.path.dirname(os.path.abspath(path))
+    known = resolved.setdefault(layout, {})  # (module, importer's folder) -> file or None
+    found: set[str] = set()
+    for name in names:
         parts = name.split(".")
         for cut in range(1, len(parts) + 1):
             module = ".".join(parts[:cut])
-            key = (layout, module, folder)
-            target = resolved.get(key, False)
+            target = known.get((module, folder), False)
             if target is False:
                 found_path = layout.module_path(module, path)
-                target = resolved[key] = os.path.abspath(found_path) if found_path is not None else None
+                target = known[(module, folder)] = os.path.abspath(found_path) if found_path is not None else None
             if target is not None:
                 found.add(target)
     return found
@@ -130,26 +136,58 @@ def _shown(root: Path) -> str:
     return relative if not relative.startswith("..") else str(root)
 
 
-def import_closure(text: str, path: Path | str, layout: Layout, limit: int = 2_000) -> dict[str, str | None]:
-    """The project files that importing the file at `path` (its `text`) runs, directly or through
-    each other, each with the digest of the content read (`project_layout.read_source`: an
-    editor's buffer where one is given; None: unreadable). At most `limit` files."""
-    import hashlib
+Stamp = tuple  # (inode, size, mtime, ctime in nanoseconds): see `file_stamp`
+# What `import_closure` read of each file: path -> (stamp, package, imported names); a file whose
+# stamp is unchanged is not read again (an editor re-reads the closure at every lint).
+_SCANNED: dict[str, tuple[Stamp, str | None, list[str]]] = {}
+MAX_SCANNED = 20_000
 
-    found: dict[str, str | None] = {}
+
+def file_stamp(path: str) -> Stamp | None:
+    """The file's identity, size and modification and status-change times; None if it is not
+    there. Any write changes the status-change time, which no program sets back."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+def import_closure(text: str, path: Path | str, layout: Layout, limit: int = 2_000) -> dict[str, Stamp | None]:
+    """The project files that importing the file at `path` (its `text`) runs, directly or through
+    each other, each with its stamp (`file_stamp`, taken before it was read: a later write shows;
+    None: not there). A file `project_layout.overlaid` gives (an editor's buffer) is read from
+    there, and its stamp is the file's. A file read before with the same stamp is not read again.
+    At most `limit` files."""
+    found: dict[str, Stamp | None] = {}
     resolved: dict = {}
     pending = list(module_imports(text, path, layout, resolved))
     while pending and len(found) < limit:
         current = pending.pop()
         if current in found:
             continue
-        try:
-            data = read_source(current)
-        except OSError:
-            found[current] = None
-            continue
-        found[current] = hashlib.blake2b(data, digest_size=20).hexdigest()
-        if b"import" in data:
-            pending += [target for target in module_imports(data.decode("utf-8", errors="replace"), current,
-                                                            layout, resolved) if target not in found]
+        stamp = found[current] = file_stamp(current)
+        names = _names_in(current, stamp, layout)
+        if names:
+            pending += [target for target in _resolve(names, current, layout, resolved) if target not in found]
     return found
+
+
+def _names_in(path: str, stamp: Stamp | None, layout: Layout) -> list[str]:
+    buffer = buffer_text(path)
+    package = layout.package_of(path)
+    if buffer is not None:
+        return _imported(buffer, package) if "import" in buffer else []
+    known = _SCANNED.get(path)
+    if known is not None and stamp is not None and known[0] == stamp and known[1] == package:
+        return known[2]
+    try:
+        data = read_source(path)
+    except OSError:
+        return []
+    names = _imported(data.decode("utf-8", errors="replace"), package) if b"import" in data else []
+    if stamp is not None:
+        if len(_SCANNED) >= MAX_SCANNED:
+            _SCANNED.clear()
+        _SCANNED[path] = (stamp, package, names)
+    return names

@@ -103,11 +103,12 @@ class Project:
             self._entry_points = found
         return self._entry_points
 
-    def forget(self, paths) -> None:
+    def forget(self, paths, moved: bool = True) -> None:
         """The files at these absolute paths changed (on disk or in an editor's buffer): drop what
         was worked out from them, and what depends on what they import (summaries that read them,
-        which modules act at import, import closures); entry points are read again from them. For
-        a long-lived process (the editor server): a check reads each file once."""
+        which modules act at import, import closures); entry points are read again from them.
+        `moved`: files may have been created or removed. For a long-lived process (the editor
+        server): a check reads each file once."""
         changed = {str(path) for path in paths}
 
         def stale(key, known) -> bool:
@@ -115,8 +116,14 @@ class Project:
             return str(key[0]) in changed or any(path in changed for path, _ in read)
 
         self._summaries = {key: known for key, known in self._summaries.items() if not stale(key, known)}
-        self._acting.clear()
-        self._closures.clear()
+        # Whether a module acts at import depends on the modules it imports, each of which was
+        # asked (and kept) too: a changed file no answer was kept for changes none of them, unless
+        # files were created or removed (an import may find another file).
+        touched = {Path(path) for path in changed}
+        if moved or touched & self._acting.keys():
+            self._acting.clear()
+        if moved or any(path in touched or touched & closure for path, closure in self._closures.items()):
+            self._closures.clear()
         if self._entry_points is not None:
             entries = [entry for entry in self._entry_points if str(entry[0]) not in changed]
             for path in sorted(changed):
@@ -529,14 +536,16 @@ def _entry_point(path: Path) -> tuple[Path, str, int] | None:
     return path, method, line
 
 
-def forget_files(paths) -> None:
-    """Files at these absolute paths changed, were created or removed: every project kept in this
-    process forgets what it worked out from them (`Project.forget`), and module lookups start afresh."""
+def forget_files(paths, layout: bool = True) -> None:
+    """Files at these absolute paths changed: every project kept in this process forgets what it
+    worked out from them (`Project.forget`); with `layout` (they may have been created or removed),
+    module lookups start afresh too."""
     from tfproc_lint.project_layout import clear_caches
 
-    clear_caches()
+    if layout:
+        clear_caches()
     for project in list(_PROJECTS.values()):
-        project.forget(paths)
+        project.forget(paths, moved=layout)
 
 
 _TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})

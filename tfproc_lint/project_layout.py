@@ -131,14 +131,18 @@ def overlaid(texts: Mapping[str, str]):
         _OVERLAY.reset(token)
 
 
+def buffer_text(path: Path | str) -> str | None:
+    """The editor buffer's text that `overlaid` gives for the file at `path`, or None."""
+    overlay = _OVERLAY.get()
+    return overlay.get(os.path.abspath(path)) if overlay else None
+
+
 def read_source(path: Path | str) -> bytes:
     """A project file's bytes: its editor buffer's text where `overlaid` gives one, else the file's
     (OSError when it cannot be read)."""
-    overlay = _OVERLAY.get()
-    if overlay:
-        text = overlay.get(os.path.abspath(path))
-        if text is not None:
-            return text.encode("utf-8", "surrogatepass")
+    text = buffer_text(path)
+    if text is not None:
+        return text.encode("utf-8", "surrogatepass")
     with open(path, "rb") as stream:
         return stream.read()
 

@@ -25,6 +25,7 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from tfproc_lint import __version__
+from tfproc_lint.dependents import file_stamp
 from tfproc_lint.diagnostics import Diagnostic
 from tfproc_lint.project import forget_files
 from tfproc_lint.project_layout import overlaid
@@ -42,9 +43,10 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 # against 13 ms for the first on benchmarks/lsp_latency.py's file. It starts once the document has
 # been still this long, so that typing never waits behind it.
 PLAN_DELAY_S = 0.25
-# How often the files that open documents' findings read are looked at (one `stat` each; read and
-# hashed only when it changed): a change no watcher reported (a client without file watching, a
-# `git checkout` it missed) reaches the documents within this plus one lint.
+# How often the files that open documents' findings read are looked at (one `stat` each; a file
+# whose digest was recorded is read and hashed only when its `stat` changed): a change no watcher
+# reported (a client without file watching, a `git checkout` it missed) reaches the documents
+# within this plus one lint.
 POLL_S = 2.0
 LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.Warning,
               "info": types.MessageType.Info, "log": types.MessageType.Log}
@@ -69,13 +71,14 @@ class Session:
         # The findings last published for each document (a notebook cell is one): (text, findings).
         self.published: dict[str, tuple[str, list[Diagnostic]]] = {}
         self.notebook_cells: dict[str, set[str]] = {}  # notebook URI -> cells last published
-        # Document URI -> the project's files its last findings read, with their digests
-        # (documents.Findings.uses).
-        self.uses: dict[str, Mapping[str, str | None]] = {}
+        # Document URI -> the project's files its last findings read, with their digests or
+        # stamps (documents.Findings.uses).
+        self.uses: dict[str, Mapping[str, str | tuple | None]] = {}
         self.plan_timers: dict[str, asyncio.TimerHandle] = {}  # document URI -> its second look
         # Files changed since the lint thread last made the project layer forget them (it does,
         # before its next lint), and what the poll last saw of each file it watches.
         self._changed: set[str] = set()
+        self._on_disk = False  # one of them may have been created or removed
         self._changed_lock = threading.Lock()
         self.stamps: dict[str, tuple | None] = {}
 
@@ -165,9 +168,9 @@ class Session:
     def _lint(self, job: Job) -> None:
         """On the worker thread: lint, then hand the findings to the loop."""
         with self._changed_lock:
-            changed, self._changed = self._changed, set()
+            changed, self._changed, on_disk, self._on_disk = self._changed, set(), self._on_disk, False
         if changed:
-            forget_files(changed)
+            forget_files(changed, layout=on_disk)
         config = self.configs.for_path(_file(job.snapshot.uri))
         with overlaid(job.buffers):
             findings = (documents.planned if job.planned else documents.lint)(job.snapshot, config)
@@ -292,19 +295,21 @@ class Session:
             self.config_changed(Path(changed).as_uri())
         else:
             self.schedule(uri)
-            self.module_changed(uri)
+            self.module_changed(uri, on_disk=True)
 
-    def module_changed(self, uri: str) -> None:
+    def module_changed(self, uri: str, on_disk: bool = False) -> None:
         """A project module changed (in its editor buffer, saved or not; on disk; closed with
         unsaved edits): the project layer forgets what it read of it, and the open documents whose
         findings read it, or whose imports reach it, are linted again."""
         path = _file(uri)
         if path is not None:
-            self.file_changed(os.path.abspath(path), uri)
+            self.file_changed(os.path.abspath(path), uri, on_disk)
 
-    def file_changed(self, path: str, uri: str | None = None) -> None:
+    def file_changed(self, path: str, uri: str | None = None, on_disk: bool = False) -> None:
+        """`on_disk`: the file may have been created or removed (module lookups start afresh)."""
         with self._changed_lock:
             self._changed.add(path)
+            self._on_disk |= on_disk
         for other, used in list(self.uses.items()):
             if other != uri and path in used:
                 self.schedule(other)
@@ -329,22 +334,21 @@ class Session:
         shown = set(self.buffers())
         watched = {path for used in self.uses.values() for path in used} - shown
         for path in watched:
-            stamp = _stamp(path)
+            stamp = file_stamp(path)
             if stamp == self.stamps.get(path, False):
                 continue
             self.stamps[path] = stamp
-            digest = _digest(path)
-            if any(used[path] != digest for used in self.uses.values() if path in used):
-                self.file_changed(path)
+            digest: list = []  # read once, if a document recorded the file's digest
+
+            def differs(recorded) -> bool:
+                if not isinstance(recorded, str):
+                    return recorded != stamp  # a stamp (the file read for its imports) or None
+                if not digest:
+                    digest.append(_digest(path))
+                return recorded != digest[0]
+            if any(differs(used[path]) for used in self.uses.values() if path in used):
+                self.file_changed(path, on_disk=True)
         self.stamps = {path: stamp for path, stamp in self.stamps.items() if path in watched}
-
-
-def _stamp(path: str) -> tuple | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
 def _digest(path: str) -> str | None:
@@ -430,7 +434,7 @@ def create_server() -> LanguageServer:
             session.config_changed(changed[0])
             return
         for change in params.changes:
-            session.module_changed(change.uri)
+            session.module_changed(change.uri, on_disk=True)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:

@@ -70,10 +70,11 @@ class Findings:
     snapshot: Snapshot
     by_uri: dict[str, list[Diagnostic]] = field(default_factory=dict)
     error: str | None = None  # why nothing was linted (bad input), one line
-    # The project's files the findings depend on, each with the digest of the content read (None:
-    # unreadable): the modules whose summaries they used, and every file the document's imports
-    # reach (read as text), so that a change to one that makes it matter is seen too.
-    uses: Mapping[str, str | None] = field(default_factory=dict)
+    # The project's files the findings depend on: the modules whose summaries they used, with the
+    # digest of the content read; every file the document's imports reach (read as text, so that a
+    # change that makes one matter is seen too), with its stamp (`dependents.file_stamp`; None: not
+    # there).
+    uses: Mapping[str, str | tuple | None] = field(default_factory=dict)
 
 
 def check_size(snapshot: Snapshot) -> None:
@@ -103,9 +104,9 @@ def lint(snapshot: Snapshot, config: Config) -> Findings:
     return findings
 
 
-def reached(snapshot: Snapshot, config: Config) -> dict[str, str | None]:
+def reached(snapshot: Snapshot, config: Config) -> dict[str, tuple | None]:
     """The project files the document's imports reach, directly or through each other, with their
-    digests ({} outside a project, or with project analysis off)."""
+    stamps ({} outside a project, or with project analysis off)."""
     layout = layout_for(snapshot.path, config.src) if config.project_analysis and os.path.isfile(snapshot.path) \
         else None
     if layout is None:
