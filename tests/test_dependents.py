@@ -91,6 +91,8 @@ def test_no_dependents_for_a_module_no_one_imports_a_script_or_a_notebook(shop) 
 
 def test_given_files_are_not_their_own_dependents_and_cycles_end(shop) -> None:
     assert dependents("shop/registry.py", "shop/service.py") == ["scripts/nightly.py", "scripts/report.py"]
+    assert dependents("shop/models.py", "notebooks/explore.ipynb") == [  # a notebook is given, not a dependent
+        "scripts/nightly.py", "scripts/report.py", "shop/registry.py", "shop/service.py"]
     write(shop, {"shop/models.py": "from shop import service\n"})  # models -> service -> registry -> models
     assert dependents("shop/registry.py") == ["notebooks/explore.ipynb", "scripts/nightly.py", "scripts/report.py",
                                               "shop/models.py", "shop/service.py"]

@@ -120,7 +120,8 @@ def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[
             continue
         text = notebook_code(data) if is_notebook(absolute) else data.decode("utf-8", errors="replace")
         imports[absolute] = module_imports(text, absolute, layout, resolved)
-    return sorted((candidates[path] for path in importers_of(changed, imports) - changed),
+    given_paths = {os.path.abspath(source_file.path) for source_file in given}  # notebooks and scripts too
+    return sorted((candidates[path] for path in importers_of(changed, imports) - given_paths),
                   key=lambda source_file: source_file.display)
 
 
