@@ -98,6 +98,12 @@ def test_given_files_are_not_their_own_dependents_and_cycles_end(shop) -> None:
                                               "shop/models.py", "shop/service.py"]
 
 
+def test_a_script_outside_the_source_folders_is_imported_by_its_neighbours(shop) -> None:
+    write(shop, {"pyproject.toml": '[project]\nname = "shop"\n\n[tool.tfproc-lint]\nsrc = ["shop"]\n',
+                 "tools/helpers.py": "X = 1\n", "tools/run.py": "import helpers\n"})
+    assert dependents("tools/helpers.py") == ["tools/run.py"]  # run as `python tools/run.py`
+
+
 def test_a_file_in_no_project_has_no_dependents(tmp_path, monkeypatch) -> None:
     write(tmp_path, {"loose/a.py": "import b\n", "loose/b.py": "X = 1\n"})
     monkeypatch.chdir(tmp_path / "loose")

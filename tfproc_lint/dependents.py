@@ -69,11 +69,11 @@ def notebook_code(data: bytes) -> str:
 def importers_of(changed: Iterable[str], imports: dict[str, set[str]]) -> set[str]:
     """The files of `imports` (file -> the files it imports) that import one of `changed`,
     directly or through others; `changed` themselves only where they import another changed file."""
-    importers: dict[Path, set[Path]] = {}
+    importers: dict[str, set[str]] = {}
     for importer, targets in imports.items():
         for target in targets:
             importers.setdefault(target, set()).add(importer)
-    found: set[Path] = set()
+    found: set[str] = set()
     pending = list(changed)
     while pending:
         for importer in importers.get(pending.pop(), ()):
@@ -93,8 +93,8 @@ def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[
         if is_notebook(source_file.path):
             continue  # nothing imports a notebook
         layout = layout_for(source_file.path, _config(source_file, configs).src)
-        if layout is None or layout.module_name(source_file.path) is None:
-            continue  # in no project, or not importable as one of its modules
+        if layout is None:
+            continue  # in no project (a script outside the source folders is still imported by its neighbours)
         changed.add(os.path.abspath(source_file.path))
         roots[layout.root] = None
     if not changed:
