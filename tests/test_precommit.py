@@ -259,3 +259,121 @@ def test_the_documented_config_names_both_hooks_of_the_clone(tmp_path) -> None:
     assert (repo["repo"], repo["rev"]) == ((tmp_path / "clone").as_posix(), "a1b2" * 10)
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert [hook["id"] for hook in repo["hooks"]] == [hook["id"] for hook in hooks]
+
+
+# --with-dependents: a staged module's findings in the files that import it ---------------------------
+SHOP_MODELS = '''\
+import tensorflow as tf
+
+
+def load(path):
+    return tf.keras.models.load_model(path)
+'''
+SHOP_REGISTRY = '''\
+from shop import models
+
+MODEL_PATH = "ranker.keras"
+
+
+def describe():
+    return f"model at {MODEL_PATH}"
+
+
+def get_model():
+    return models.load(MODEL_PATH)
+'''
+# The same module, changed to load the model when it is imported.
+SHOP_REGISTRY_LOADING = SHOP_REGISTRY.replace('MODEL_PATH = "ranker.keras"\n',
+                                              'MODEL_PATH = "ranker.keras"\nMODEL = models.load(MODEL_PATH)\n')
+SHOP_LABELS = '''\
+from shop import models
+
+LABELS = ["cheap", "dear"]
+'''
+NIGHTLY = '''\
+import multiprocessing as mp
+
+import tensorflow as tf
+
+from shop import registry
+
+
+def total(rows):
+    return float(tf.reduce_sum(tf.constant(rows)))
+
+
+if __name__ == "__main__":
+    print(registry.describe())
+    with mp.Pool(4) as pool:
+        print(pool.map(total, [[1.0], [2.0]]))
+'''
+NIGHTLY_FINDING = "scripts/nightly.py:14:10: TFP201"
+
+
+def run_group(args: list[str], cwd: Path, env: dict, timeout: int) -> subprocess.CompletedProcess:
+    """Run a command in a session of its own; it and whatever it started are killed if it overruns."""
+    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, 9)
+            process.wait()
+    return subprocess.CompletedProcess(args, process.returncode, output, "")
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """A hook repository (this tree's snapshot) and a user's project whose script imports a module."""
+    base = tmp_path_factory.mktemp("dependents")
+    hooks_repo = base / "tfproc-lint"
+    hooks_repo.mkdir()
+    snapshot(hooks_repo)
+    project = base / "shop"
+    for name, text in {"pyproject.toml": '[project]\nname = "shop"\nrequires-python = ">=3.10"\n',
+                       "shop/__init__.py": "", "shop/models.py": SHOP_MODELS, "shop/registry.py": SHOP_REGISTRY,
+                       "shop/labels.py": SHOP_LABELS, "scripts/nightly.py": NIGHTLY}.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    git("init", "-q", cwd=project)
+    git("add", "-A", cwd=project)
+    git("commit", "-q", "-m", "clean", cwd=project)
+
+    def try_repo(hook: str, timeout: int = INSTALL_TIMEOUT) -> subprocess.CompletedProcess:
+        """`pre-commit try-repo` of the hook on the staged files, as a user tries it before adding it."""
+        env = dict(git_env(), PRE_COMMIT_HOME=str(base / "pre-commit-home"))
+        return run_group([tool("pre-commit"), "try-repo", str(hooks_repo), hook, "--color", "never"], project, env,
+                         timeout)
+
+    yield project, try_repo
+
+
+def test_hook_reports_a_staged_modules_finding_in_the_script_that_imports_it(shop) -> None:
+    """Only shop/registry.py is staged, changed to load the model at import: scripts/nightly.py,
+    which imports it and then forks a pool whose task runs TensorFlow, now hangs; the hook says so."""
+    project, try_repo = shop
+    clean = try_repo("tfproc-lint", timeout=INSTALL_TIMEOUT)  # installs the hook's environment
+    assert "Skipped" in clean.stdout and clean.returncode == 0, clean.stdout  # nothing staged yet
+    (project / "shop" / "registry.py").write_text(SHOP_REGISTRY_LOADING, encoding="utf-8")
+    git("add", "shop/registry.py", cwd=project)
+    result = try_repo("tfproc-lint")
+    assert result.returncode == 1, result.stdout
+    assert NIGHTLY_FINDING in result.stdout and "imports shop.registry" in result.stdout
+    assert "shop/registry.py:" not in result.stdout  # the module itself has no finding
+    assert "(--with-dependents): scripts/nightly.py" in result.stdout
+
+    before = (project / "scripts" / "nightly.py").read_bytes()
+    fixed = try_repo("tfproc-lint-fix")  # reports the dependent's finding, never edits it
+    assert fixed.returncode == 1 and NIGHTLY_FINDING in fixed.stdout, fixed.stdout
+    assert "files were modified by this hook" not in fixed.stdout
+    assert (project / "scripts" / "nightly.py").read_bytes() == before
+
+    # The near miss: with that change committed, a change to a module the script does not import
+    # reports nothing of the script (whose finding is in the tree, not in this commit).
+    git("commit", "-q", "-m", "load at import", cwd=project)
+    (project / "shop" / "labels.py").write_text(SHOP_LABELS + 'LABELS.append("free")\n', encoding="utf-8")
+    git("add", "shop/labels.py", cwd=project)
+    unrelated = try_repo("tfproc-lint")
+    assert unrelated.returncode == 0 and "Passed" in unrelated.stdout, unrelated.stdout
+    assert "nightly" not in unrelated.stdout

@@ -121,3 +121,46 @@ def test_a_notebooks_findings_and_fixes_are_what_check_lists(tmp_path):
         json.loads(path.read_text())["cells"], start=1)}
     assert {uri: after for uri, (_before, after) in change.items()} == {
         uri: fixed[uri] for uri in ("cell2", "cell3")}
+
+
+def test_a_documents_findings_read_modules_from_buffers_and_forget_changed_files(tmp_path):
+    """The project layer in a long-lived process: a module's buffer is read instead of its file
+    (`overlaid`), and after `forget_files` a changed file counts (which modules act at import was
+    kept by path before). `uses` records every file the script's imports reach, with its digest."""
+    from tfproc_lint.project import forget_files
+    from tfproc_lint.project_layout import overlaid
+
+    registry = 'from shop import models\n\nMODEL_PATH = "ranker.keras"\n\n\ndef describe():\n    return MODEL_PATH\n'
+    loading = registry + "\n\nMODEL = models.load(MODEL_PATH)\n"
+    files = {
+        "pyproject.toml": '[project]\nname = "shop"\nrequires-python = ">=3.10"\n', "shop/__init__.py": "",
+        "shop/models.py": "import tensorflow as tf\n\n\ndef load(path):\n    return tf.keras.models.load_model(path)\n",
+        "shop/registry.py": registry,
+        "nightly.py": ('import multiprocessing as mp\n\nimport tensorflow as tf\n\nfrom shop import registry\n\n\n'
+                       'def total(rows):\n    return float(tf.reduce_sum(tf.constant(rows)))\n\n\n'
+                       'if __name__ == "__main__":\n    print(registry.describe())\n    with mp.Pool(4) as pool:\n'
+                       '        print(pool.map(total, [[1.0], [2.0]]))\n'),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nightly = tmp_path / "nightly.py"
+    snapshot = documents.Snapshot(nightly.as_uri(), str(nightly), 1, text=files["nightly.py"])
+    config = Config(target_python=(3, 12))
+
+    def codes() -> list[str]:
+        return [d.code for d in documents.lint(snapshot, config).by_uri[snapshot.uri]]
+
+    first = documents.lint(snapshot, config)
+    assert first.by_uri[snapshot.uri] == []
+    assert {str(tmp_path / "shop" / name) for name in ("__init__.py", "models.py", "registry.py")} <= set(first.uses)
+    module = str(tmp_path / "shop" / "registry.py")
+    forget_files([module])  # as the server does for each change: the buffer differs from the file
+    with overlaid({module: loading}):
+        assert codes() == ["TFP201"]  # the buffer, not the file
+    forget_files([module])  # closed unsaved
+    assert codes() == []
+    (tmp_path / "shop" / "registry.py").write_text(loading)
+    assert codes() == []  # what was worked out from the file is kept...
+    forget_files([module])
+    assert codes() == ["TFP201"]  # ...until it is forgotten

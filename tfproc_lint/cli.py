@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the code runs where TensorFlow sees GPUs (TFP401 reports without other evidence)")
     check.add_argument("--force-exclude", action="store_true",
                        help="apply the excludes to files named on the command line too (for pre-commit)")
+    check.add_argument("--with-dependents", action="store_true",
+                       help="also report the findings of the project's files that import the given files, directly "
+                            "or through other modules (for pre-commit; with --fix, those files are not edited)")
     check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
     check.add_argument("--format", "--output-format", dest="format", default="text",
                        help="text, full (with the source lines), json, sarif or github (default: text)")
@@ -155,23 +158,28 @@ def _check(args) -> int:
     if not files and not path_errors and not args.quiet:  # as Ruff: a passing run that checked nothing
         print(f"tfproc-lint: warning: {NO_FILES}", file=sys.stderr)
     config = Config()  # each file carries its own; this is for none
+    dependents = _dependents(args, files, configs)
     if args.add_noqa:
         return _exit_code(args, _add_noqa(args, config, files, path_errors))
-    progress = console.progress(len(files), "checking")
+    progress = console.progress(len(files) + len(dependents), "checking")
     batch.TUNE_GC = args.own_process
     if args.fix or args.diff:
         fixed = batch.fix_files(files, config, args.unsafe_fixes, write=not args.diff, progress=progress)
         results = [entry.result for entry in fixed]
+        if dependents:  # checked after the fixes, which they may import; never edited
+            results += batch.check_files(dependents, config, args.jobs, progress=progress)
         run = Run(results, fixed=sum(e.applied for e in fixed), unsafe_fixes=args.unsafe_fixes,
                   sources={e.result.path: e.fixed for e in fixed if e.result.error is None})
         if args.diff:
             run.diffs = [_unified_diff(e) for e in fixed if e.fixed != e.original]
     else:
-        results = batch.check_files(files, config, args.jobs, progress=progress,
+        results = batch.check_files(files + dependents, config, args.jobs, progress=progress,
                                     fix_edits=args.format in ("json", "sarif"),
                                     cache=_cache(args, configs.for_directory(Path.cwd())))
         run = Run(results, unsafe_fixes=args.unsafe_fixes)  # as Ruff: unsafe fixes shown as available
     console.done()
+    if dependents:
+        _keep_dependents_findings(run, dependents, args.quiet)
     run.results.extend(_error_result(error) for error in path_errors)
     run.results.sort(key=lambda result: result.path)
     for error in run.errors:
@@ -215,6 +223,29 @@ def _cache(args, config):
     if warning:
         print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
     return cache
+
+
+def _dependents(args, files, configs) -> list:
+    """--with-dependents: the project files that import the given ones (tfproc_lint/dependents.py)."""
+    if not args.with_dependents:
+        return []
+    if args.add_noqa:
+        raise UsageError("--with-dependents reports findings in other files; it cannot be combined with --add-noqa")
+    from tfproc_lint.dependents import find_dependents
+
+    return find_dependents(files, configs)
+
+
+def _keep_dependents_findings(run, dependents, quiet: bool) -> None:
+    """A dependent reports its findings only: one that cannot be read or parsed is not part of
+    what was given (its own check says why). Names the dependents with findings on stderr."""
+    shown = {source_file.display for source_file in dependents}
+    run.results[:] = [result for result in run.results
+                      if not (result.path in shown and result.error is not None and not result.error.internal)]
+    reported = sorted({result.path for result in run.results if result.path in shown and result.diagnostics})
+    if reported and not quiet:
+        print(f"tfproc-lint: findings in {len(reported)} file{'s' * (len(reported) != 1)} that import the given "
+              f"files (--with-dependents): {', '.join(reported)}", file=sys.stderr)
 
 
 # adopting: --statistics, --exit-zero, --add-noqa ------------------------------------------------------

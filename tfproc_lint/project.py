@@ -32,7 +32,7 @@ from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow,
+    MAX_IMPORT_DEPTH, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow, read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -133,28 +133,49 @@ class Project:
             found = []
             files, _ = collect_files([str(self.layout.root)], self.config)
             for source_file in files[:MAX_SCANNED_FILES]:
-                if source_file.path.suffix != ".py":
-                    continue
-                try:
-                    text = source_file.path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                if "set_start_method" not in text or "__main__" not in text:
-                    continue
-                literals = {match.group(2) for match in _SET_START_METHOD.finditer(text)}
-                line = text.count("\n", 0, text.find("set_start_method")) + 1
-                method = literals.pop() if len(literals) == 1 and literals <= {"fork", "spawn", "forkserver"} \
-                    else "unknown"
-                found.append((Path(os.path.abspath(source_file.path)), method, line))
+                if source_file.path.suffix == ".py":
+                    entry = _entry_point(Path(os.path.abspath(source_file.path)))
+                    if entry is not None:
+                        found.append(entry)
             self._entry_points = found
         return self._entry_points
+
+    def forget(self, paths, moved: bool = True) -> None:
+        """The files at these absolute paths changed (on disk or in an editor's buffer): drop what
+        was worked out from them, and what depends on what they import (summaries that read them,
+        which modules act at import, import closures); entry points are read again from them.
+        `moved`: files may have been created or removed. For a long-lived process (the editor
+        server): a check reads each file once."""
+        changed = {str(path) for path in paths}
+
+        def stale(key, known) -> bool:
+            read = {*known[2], *_consulted_by(getattr(known[1], "functions", None) or {})}
+            return str(key[0]) in changed or any(path in changed for path, _ in read)
+
+        self._summaries = {key: known for key, known in self._summaries.items() if not stale(key, known)}
+        # Whether a module acts at import depends on the modules it imports, each of which was
+        # asked (and kept) too: a changed file no answer was kept for changes none of them, unless
+        # files were created or removed (an import may find another file).
+        touched = {Path(path) for path in changed}
+        if moved or touched & self._acting.keys():
+            self._acting.clear()
+        if moved or any(path in touched or touched & closure for path, closure in self._closures.items()):
+            self._closures.clear()
+        if self._entry_points is not None:
+            entries = [entry for entry in self._entry_points if str(entry[0]) not in changed]
+            for path in sorted(changed):
+                if path.endswith(".py") and Path(path).is_relative_to(self.layout.root):
+                    entry = _entry_point(Path(path))
+                    if entry is not None:
+                        entries.append(entry)
+            self._entry_points = entries
 
     def _consulted(self, *paths: Path) -> None:
         if self.used is None:
             return
         for path in paths:
             try:
-                self.used.add((str(path), hashlib.blake2b(path.read_bytes(), digest_size=20).hexdigest()))
+                self.used.add((str(path), hashlib.blake2b(read_source(path), digest_size=20).hexdigest()))
             except OSError:
                 pass
 
@@ -167,7 +188,7 @@ class Project:
             while pending:
                 current, depth = pending.pop()
                 try:
-                    text = current.read_text(encoding="utf-8", errors="replace")
+                    text = read_source(current).decode("utf-8", errors="replace")
                 except OSError:
                     continue
                 for name in imported_names(text, self.layout.package_of(current)):
@@ -220,7 +241,7 @@ class Project:
         if path is None or path in self._active:  # not ours, or an import cycle: nothing more here
             return None
         try:
-            data = path.read_bytes()
+            data = read_source(path)
         except OSError:
             return None
         digest = hashlib.blake2b(data, digest_size=20).hexdigest()
@@ -361,7 +382,7 @@ class Project:
             return known
         if tree is None:
             try:
-                tree = ast.parse(key.read_bytes())
+                tree = ast.parse(read_source(key))
             except (OSError, SyntaxError, ValueError, RecursionError):
                 return True, frozenset()  # cannot tell: let the analysis read it
             self._consulted(key)
@@ -531,6 +552,37 @@ def _facts_so_far(functions) -> tuple[dict, set, frozenset]:
     if done is not None:
         return dict(done), set(functions), frozenset()
     return dict(functions), set(functions), frozenset()
+
+
+def _consulted_by(functions) -> frozenset:
+    """The files a summary's function facts were worked out from, so far."""
+    return _facts_so_far(functions)[2]
+
+
+def _entry_point(path: Path) -> tuple[Path, str, int] | None:
+    """(file, method, line) if the file at `path` is a script that calls set_start_method."""
+    try:
+        text = read_source(path).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    if "set_start_method" not in text or "__main__" not in text:
+        return None
+    literals = {match.group(2) for match in _SET_START_METHOD.finditer(text)}
+    line = text.count("\n", 0, text.find("set_start_method")) + 1
+    method = literals.pop() if len(literals) == 1 and literals <= {"fork", "spawn", "forkserver"} else "unknown"
+    return path, method, line
+
+
+def forget_files(paths, layout: bool = True) -> None:
+    """Files at these absolute paths changed: every project kept in this process forgets what it
+    worked out from them (`Project.forget`); with `layout` (they may have been created or removed),
+    module lookups start afresh too."""
+    from tfproc_lint.project_layout import clear_caches
+
+    if layout:
+        clear_caches()
+    for project in list(_PROJECTS.values()):
+        project.forget(paths, moved=layout)
 
 
 _TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})

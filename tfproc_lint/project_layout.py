@@ -14,6 +14,9 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,6 +113,40 @@ def layout_for(path: Path | str, src: tuple[str, ...] = ()) -> Layout | None:
     return _layout_for_directory(directory, tuple(src))
 
 
+# An editor's unsaved buffers (absolute path -> text), read instead of those files by the project
+# layer in the thread that set them (`overlaid`): the language server lints with them.
+_OVERLAY: ContextVar[Mapping[str, str]] = ContextVar("tfproc_lint_overlay", default={})
+
+
+@contextmanager
+def overlaid(texts: Mapping[str, str]):
+    """While in this block, in this thread, read the project's files at these absolute paths from
+    `texts` (an editor's unsaved buffers) instead of the disk. What a project worked out from a
+    file is kept until `project.forget_files` names it: call it whenever a path's text changes,
+    as the editor server does for each edit, close, save or change on disk."""
+    token = _OVERLAY.set(texts)
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
+def buffer_text(path: Path | str) -> str | None:
+    """The editor buffer's text that `overlaid` gives for the file at `path`, or None."""
+    overlay = _OVERLAY.get()
+    return overlay.get(os.path.abspath(path)) if overlay else None
+
+
+def read_source(path: Path | str) -> bytes:
+    """A project file's bytes: its editor buffer's text where `overlaid` gives one, else the file's
+    (OSError when it cannot be read)."""
+    text = buffer_text(path)
+    if text is not None:
+        return text.encode("utf-8", "surrogatepass")
+    with open(path, "rb") as stream:
+        return stream.read()
+
+
 def clear_caches() -> None:
     """Forget what was looked up on disk (the editor server calls this when files appear)."""
     _module_path.cache_clear()
@@ -178,7 +215,7 @@ def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
             seen.add(target)
             found = False
             try:
-                imported = target.read_text(encoding="utf-8", errors="replace")
+                imported = read_source(target).decode("utf-8", errors="replace")
             except OSError:
                 continue
             if any(word in imported for word in _TENSORFLOW_WORDS):

@@ -12,9 +12,12 @@ server: it gets no diagnostics and one `window/logMessage` line.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
+import threading
 import traceback
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
@@ -22,7 +25,10 @@ from pygls import uris
 from pygls.lsp.server import LanguageServer
 
 from tfproc_lint import __version__
+from tfproc_lint.dependents import file_stamp
 from tfproc_lint.diagnostics import Diagnostic
+from tfproc_lint.project import forget_files
+from tfproc_lint.project_layout import overlaid
 from tfproc_lint.server import documents
 from tfproc_lint.server.actions import KINDS, code_actions
 from tfproc_lint.server.configs import WATCHED_GLOBS, Configs, is_config_file
@@ -37,6 +43,11 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 # against 13 ms for the first on benchmarks/lsp_latency.py's file. It starts once the document has
 # been still this long, so that typing never waits behind it.
 PLAN_DELAY_S = 0.25
+# How often the files that open documents' findings read are looked at (one `stat` each; a file
+# whose digest was recorded is read and hashed only when its `stat` changed): a change no watcher
+# reported (a client without file watching, a `git checkout` it missed) reaches the documents
+# within this plus one lint.
+POLL_S = 2.0
 LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.Warning,
               "info": types.MessageType.Info, "log": types.MessageType.Log}
 
@@ -45,6 +56,8 @@ LOG_LEVELS = {"error": types.MessageType.Error, "warning": types.MessageType.War
 class Job:
     snapshot: Snapshot
     planned: bool = False  # the second look: the findings as `check` lists them
+    # The open Python documents' texts (absolute path -> text), read instead of their files.
+    buffers: Mapping[str, str] = field(default_factory=dict)
 
 
 class Session:
@@ -58,9 +71,16 @@ class Session:
         # The findings last published for each document (a notebook cell is one): (text, findings).
         self.published: dict[str, tuple[str, list[Diagnostic]]] = {}
         self.notebook_cells: dict[str, set[str]] = {}  # notebook URI -> cells last published
-        # Document URI -> the project's module files its last findings used (project analysis).
-        self.uses: dict[str, frozenset] = {}
+        # Document URI -> the project's files its last findings read, with their digests or
+        # stamps (documents.Findings.uses).
+        self.uses: dict[str, Mapping[str, str | tuple | None]] = {}
         self.plan_timers: dict[str, asyncio.TimerHandle] = {}  # document URI -> its second look
+        # Files changed since the lint thread last made the project layer forget them (it does,
+        # before its next lint), and what the poll last saw of each file it watches.
+        self._changed: set[str] = set()
+        self._on_disk = False  # one of them may have been created or removed
+        self._changed_lock = threading.Lock()
+        self.stamps: dict[str, tuple | None] = {}
 
     # logging -------------------------------------------------------------------------------------
     def log(self, level: str, message: str) -> None:
@@ -103,12 +123,24 @@ class Session:
                 cells.append(Cell(cell.document, number, document.source, document.version))
         return Snapshot(notebook.uri, _path(notebook.uri), notebook.version, cells=tuple(cells), notebook=True)
 
+    def buffers(self) -> dict[str, str]:
+        """The open Python documents' texts by absolute path: the project layer reads a module
+        from its buffer, saved or not."""
+        workspace = self.server.workspace
+        found = {}
+        for uri, document in list(workspace.text_documents.items()):
+            path = _file(uri)
+            if path is not None and path.suffix in PYTHON_SUFFIXES and (
+                    workspace.get_notebook_document(cell_uri=uri) is None):
+                found[os.path.abspath(path)] = document.source
+        return found
+
     def schedule(self, uri: str) -> None:
         self.loop = self.loop or asyncio.get_running_loop()
         snapshot = self.snapshot(uri)
         if snapshot is not None:
             self._cancel_plan(snapshot.uri)
-            self.worker.submit(snapshot.uri, Job(snapshot))
+            self.worker.submit(snapshot.uri, Job(snapshot, buffers=self.buffers()))
 
     def _plan_later(self, snapshot: Snapshot) -> None:
         self._cancel_plan(snapshot.uri)
@@ -117,7 +149,7 @@ class Session:
     def _plan(self, snapshot: Snapshot) -> None:
         self.plan_timers.pop(snapshot.uri, None)
         if self._current(snapshot):
-            self.worker.submit(snapshot.uri, Job(snapshot, planned=True), later=True)
+            self.worker.submit(snapshot.uri, Job(snapshot, planned=True, buffers=self.buffers()), later=True)
 
     def _cancel_plan(self, uri: str) -> None:
         timer = self.plan_timers.pop(uri, None)
@@ -135,8 +167,13 @@ class Session:
     # the worker thread ---------------------------------------------------------------------------
     def _lint(self, job: Job) -> None:
         """On the worker thread: lint, then hand the findings to the loop."""
+        with self._changed_lock:
+            changed, self._changed, on_disk, self._on_disk = self._changed, set(), self._on_disk, False
+        if changed:
+            forget_files(changed, layout=on_disk)
         config = self.configs.for_path(_file(job.snapshot.uri))
-        findings = (documents.planned if job.planned else documents.lint)(job.snapshot, config)
+        with overlaid(job.buffers):
+            findings = (documents.planned if job.planned else documents.lint)(job.snapshot, config)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self._deliver, findings, job.planned)
 
@@ -216,10 +253,14 @@ class Session:
         config = self.configs.for_path(_file(snapshot.uri))
         only = params.context.only
         encoding = self.encoding
+        buffers = self.buffers()
+
+        def actions():
+            with overlaid(buffers):
+                return code_actions(snapshot, config, params.text_document.uri, params.range.start.line,
+                                    params.range.end.line, only, encoding)
         try:
-            return await asyncio.get_running_loop().run_in_executor(None, lambda: code_actions(
-                snapshot, config, params.text_document.uri, params.range.start.line, params.range.end.line, only,
-                encoding))
+            return await asyncio.get_running_loop().run_in_executor(None, actions)
         except documents.SourceError as error:
             self.log("log", f"{snapshot.path}: {error}; no code actions")
             return None
@@ -254,18 +295,68 @@ class Session:
             self.config_changed(Path(changed).as_uri())
         else:
             self.schedule(uri)
-            self.module_changed(uri)
+            self.module_changed(uri, on_disk=True)
 
-    def module_changed(self, uri: str) -> None:
-        """A project module was written: the open documents whose findings read its summary are
-        linted again (the summary is recomputed from the file's new content)."""
+    def module_changed(self, uri: str, on_disk: bool = False) -> None:
+        """A project module changed (in its editor buffer, saved or not; on disk; closed with
+        unsaved edits): the project layer forgets what it read of it, and the open documents whose
+        findings read it, or whose imports reach it, are linted again."""
         path = _file(uri)
-        if path is None:
-            return
-        written = os.path.abspath(path)
+        if path is not None:
+            self.file_changed(os.path.abspath(path), uri, on_disk)
+
+    def file_changed(self, path: str, uri: str | None = None, on_disk: bool = False) -> None:
+        """`on_disk`: the file may have been created or removed (module lookups start afresh)."""
+        with self._changed_lock:
+            self._changed.add(path)
+            self._on_disk |= on_disk
         for other, used in list(self.uses.items()):
-            if other != uri and written in used:
+            if other != uri and path in used:
                 self.schedule(other)
+
+    # the poll --------------------------------------------------------------------------------------
+    def start_polling(self) -> None:
+        self.loop = self.loop or asyncio.get_running_loop()
+        self.loop.call_later(POLL_S, self._poll_and_again)
+
+    def _poll_and_again(self) -> None:
+        try:
+            self.poll()
+        finally:
+            if not self.stopped:
+                self.loop.call_later(POLL_S, self._poll_and_again)
+
+    stopped = False
+
+    def poll(self) -> None:
+        """Look at the files the open documents' findings read (not those open in the editor,
+        whose buffers count): one that changed since it was read is `file_changed`."""
+        shown = set(self.buffers())
+        watched = {path for used in self.uses.values() for path in used} - shown
+        for path in watched:
+            stamp = file_stamp(path)
+            if stamp == self.stamps.get(path, False):
+                continue
+            self.stamps[path] = stamp
+            digest: list = []  # read once, if a document recorded the file's digest
+
+            def differs(recorded) -> bool:
+                if not isinstance(recorded, str):
+                    return recorded != stamp  # a stamp (the file read for its imports) or None
+                if not digest:
+                    digest.append(_digest(path))
+                return recorded != digest[0]
+            if any(differs(used[path]) for used in self.uses.values() if path in used):
+                self.file_changed(path, on_disk=True)
+        self.stamps = {path: stamp for path, stamp in self.stamps.items() if path in watched}
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as stream:
+            return hashlib.blake2b(stream.read(), digest_size=20).hexdigest()
+    except OSError:
+        return None
 
 
 def _path(uri: str) -> str:
@@ -294,6 +385,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
         session.loop = asyncio.get_running_loop()
+        session.start_polling()
         await session.register_watchers()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -303,6 +395,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         session.schedule(params.text_document.uri)
+        session.module_changed(params.text_document.uri)  # the documents that import it read its buffer
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -314,6 +407,7 @@ def create_server() -> LanguageServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         session.clear(params.text_document.uri)
+        session.module_changed(params.text_document.uri)  # unsaved edits are gone: its file counts again
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -340,7 +434,7 @@ def create_server() -> LanguageServer:
             session.config_changed(changed[0])
             return
         for change in params.changes:
-            session.module_changed(change.uri)
+            session.module_changed(change.uri, on_disk=True)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
@@ -352,6 +446,7 @@ def create_server() -> LanguageServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: LanguageServer, params) -> None:
+        session.stopped = True
         session.worker.stop()
 
     return server

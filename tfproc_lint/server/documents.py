@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from tfproc_lint.config import Config
+from tfproc_lint.dependents import import_closure
 from tfproc_lint.diagnostics import Applicability, Diagnostic
 from tfproc_lint.engine import lint_notebook, lint_source, text_edits
 from tfproc_lint.fixing import apply_edits, fix_program, fix_source, fix_through, plan_program, plan_source
 from tfproc_lint.noqa import noqa_edits
 from tfproc_lint.notebook import CellBoundaryError, Program, program_of
 from tfproc_lint.project import project_for
+from tfproc_lint.project_layout import layout_for
 from tfproc_lint.source import SourceError
 
 # Larger documents are not linted as you type: on this project's 2-core machine, a 10,000-line file
@@ -67,7 +70,11 @@ class Findings:
     snapshot: Snapshot
     by_uri: dict[str, list[Diagnostic]] = field(default_factory=dict)
     error: str | None = None  # why nothing was linted (bad input), one line
-    uses: frozenset = frozenset()  # the project's module files whose summaries the findings used
+    # The project's files the findings depend on: the modules whose summaries they used, with the
+    # digest of the content read; every file the document's imports reach (read as text, so that a
+    # change that makes one matter is seen too), with its stamp (`dependents.file_stamp`; None: not
+    # there).
+    uses: Mapping[str, str | tuple | None] = field(default_factory=dict)
 
 
 def check_size(snapshot: Snapshot) -> None:
@@ -91,10 +98,20 @@ def lint(snapshot: Snapshot, config: Config) -> Findings:
                     findings.by_uri.setdefault(snapshot.cell_uri(diagnostic.cell), []).append(diagnostic)
             else:
                 findings.by_uri[snapshot.uri] = lint_source(snapshot.text, snapshot.path, config)
-        findings.uses = frozenset(path for path, _ in used or ())
+        findings.uses = {**reached(snapshot, config), **dict(used or ())}
     except SourceError as error:
         findings.error = str(error)
     return findings
+
+
+def reached(snapshot: Snapshot, config: Config) -> dict[str, tuple | None]:
+    """The project files the document's imports reach, directly or through each other, with their
+    stamps ({} outside a project, or with project analysis off)."""
+    layout = layout_for(snapshot.path, config.src) if config.project_analysis and os.path.isfile(snapshot.path) \
+        else None
+    if layout is None:
+        return {}
+    return import_closure(snapshot.program().text if snapshot.notebook else snapshot.text, snapshot.path, layout)
 
 
 def may_change_when_planned(findings: Findings) -> bool:
