@@ -356,6 +356,22 @@ def rate_text(doc: dict) -> str:
     return f"{figures['hangs']} of {figures['runs']} runs hung here under load"
 
 
+def table(doc: dict) -> str:
+    """The figures as a Markdown table (docs/probe/fork-hazard.md): one row per set and condition."""
+    rows = ["| set | condition | programs | fork pools | hangs | slow | errors | programs at a time | hogs | "
+            "load average (1 min) at start / end | load at run starts | median run | wall |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |"]
+    for s in doc["sets"]:
+        for name, c in s["conditions"].items():
+            load = c["load_at_run_start"]
+            rows.append(
+                f"| {s['label']} | {name} | {c['runs']} | {c.get('fork_pools', c['runs'])} | {c['hangs']} | "
+                f"{c['slow']} | {c['errors']} | {s['parallel']} | {s['hogs']} | {s['load_average_start'][0]} / "
+                f"{s['load_average_end'][0]} | {load['min']}-{load['max']} | {c['median_ok_wall_s']} s | "
+                f"{s['wall_s'] / 60:.0f} min |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--child", choices=CONDITIONS, help=argparse.SUPPRESS)
@@ -370,7 +386,11 @@ def main(argv=None) -> int:
     parser.add_argument("--label", default="run", help="name of this set in the JSON")
     parser.add_argument("--json", help="write the figures here (rewritten after every run)")
     parser.add_argument("--append", action="store_true", help="keep the JSON's other sets (other labels)")
+    parser.add_argument("--table", metavar="JSON", help="print the figures of JSON as a Markdown table and stop")
     args = parser.parse_args(argv)
+    if args.table:
+        print(table(json.loads(Path(args.table).read_text(encoding="utf-8"))))
+        return 0
     if args.child:
         child(args.child, args.forks_per_run)
         return 0
