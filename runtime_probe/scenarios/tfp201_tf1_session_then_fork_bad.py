@@ -1,8 +1,9 @@
 """TF1 graph mode: the parent runs one Session on the training graph, then forks children.
 
-The same program as tfp201_tf1_graph_no_session_fork_fixed, except that the parent checks the
-initial loss in a Session first. That starts the runtime's thread pools; the forked children open
-their own Session on the inherited graph and never get a result back.
+The parent builds the graph and checks the initial loss in a Session before it forks (its fixed twin,
+tfp201_tf1_graph_built_in_children_fixed, builds the graph in the children). The Session starts the
+runtime's thread pools; the forked children open their own Session on the inherited graph and
+never get a result back.
 """
 import multiprocessing as mp
 import os

@@ -167,6 +167,16 @@ TF1_ONLY_PREFIXES = ("tensorflow.contrib.",)
 # Spelled without `compat.v1` (raw import path), these exist only in TensorFlow 1.x.
 TF1_ONLY_SPELLINGS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder"})
 
+# TF1 graph building: the process's first tf.Graph (made by these calls, or by the first op, Variable or
+# placeholder in graph mode) starts a thread of TensorFlow's (`tf_graph_runner`) that a forked child does not
+# get; a fork after it whose children run a session can hang, rarely (runtime_probe/fork_hazard.py, TFP201).
+GRAPH_BUILDERS = frozenset({
+    "tensorflow.Graph", "tensorflow.get_default_graph", "tensorflow.placeholder",
+    "tensorflow.placeholder_with_default", "tensorflow.train.import_meta_graph",
+})
+# ... and these only in graph mode (in eager mode they run ops, which starts the runtime itself).
+GRAPH_MODE_BUILDERS = frozenset({"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.train.Saver"})
+
 # TF1: methods of graph objects that run their graph in a session, like `sess.run` (and so start
 # the runtime): `Tensor.eval(feed_dict=None, session=None)`, `Variable.eval(session=None)`,
 # `Operation.run(feed_dict=None, session=None)`. The session is the default one or `session=`.

@@ -32,8 +32,8 @@ class FileAnalysis(ModuleFacts):
     Code of this file: `worker(node, scope, order)`, `callee(call, site)`, `find_method(klass, name)`,
         `state_attributes(klass, ...)`.
     TensorFlow: `tf` (execution mode, what starts the runtime, which workers run TensorFlow),
-        `execution` (where the runtime may have started), `context_walk` (where the default start
-        method may have been fixed).
+        `execution` (where the runtime may have started), `graph_walk` (where a TF1 graph may have been
+        built), `context_walk` (where the default start method may have been fixed).
     Positions and text: `position(node)`, `line_of(node)`, `code(node)`.
     """
 
@@ -50,6 +50,11 @@ class FileAnalysis(ModuleFacts):
     def execution(self) -> ExecutionWalk:
         """Where TensorFlow's runtime may have started."""
         return ExecutionWalk(self, self.tf)
+
+    @cached_property
+    def graph_walk(self) -> ExecutionWalk:
+        """Where the parent may have built a TF1 graph (TFP201: a fork after it can hang, rarely)."""
+        return ExecutionWalk(self, self.tf, detect=self.tf.builds_graph)
 
     @cached_property
     def context_walk(self) -> ExecutionWalk:

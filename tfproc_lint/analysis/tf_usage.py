@@ -4,7 +4,9 @@ Importing TensorFlow, building a `tf.Graph`, listing physical devices or configu
 does not start the runtime's thread pools; creating a session, running an eager op, building or
 calling a Keras model, calling a `tf.function`, loading a SavedModel or listing logical devices
 does (runtime_probe's TFP201 scenarios). In TensorFlow 1 graph mode, ops and variables only add
-graph nodes: there, a session (and what runs one) starts the runtime.
+graph nodes: there, a session (and what runs one) starts the runtime. Building a graph starts no thread
+pool, but it starts a thread of its own (`builds_graph`): a fork after it can hang, rarely
+(runtime_probe/fork_hazard.py).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis import api
-from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.kinds import TF1_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling, RouteKind
 from tfproc_lint.analysis.project_names import Effect
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
@@ -129,6 +131,24 @@ class TensorFlowUsage:
             return f"runs an eager op ({_short(name)})"
         return None
 
+    def builds_graph(self, call: cst.Call, graph_building: bool) -> str | None:
+        """Why this call builds a TF1 graph in the calling process (its first graph starts a thread of
+        TensorFlow's, `tf_graph_runner`, that a forked child does not get), or None. A detector for
+        ExecutionWalk (`FileAnalysis.graph_walk`)."""
+        site = self.analysis.site(call)
+        if site is None:
+            return None
+        name = self.classifier.qualified_name(call.func, site.scope, site.order)
+        if name is None or not name.startswith("tensorflow."):
+            return None
+        spelled = f"{self.analysis.code(call.func, 40)}()"
+        if name in api.GRAPH_BUILDERS:
+            return f"built a TF1 graph ({spelled})"
+        graph = graph_building or self.mode.graph
+        if graph and (name in api.GRAPH_MODE_BUILDERS or is_eager_op(name[len("tensorflow."):])):
+            return f"built TF1 graph nodes ({spelled})"
+        return None
+
     def import_starts_runtime(self, statement: cst.Import | cst.ImportFrom) -> str | None:
         """Why importing these project modules starts TensorFlow's runtime (their own import
         runs their top-level code), or None."""
@@ -235,8 +255,19 @@ class TensorFlowUsage:
         for crossing in owner.crossings:
             if any(_arrives(crossing, value.kind, method) for _, value in self.analysis.sent_state(crossing)):
                 return True
+        return self.owner_code_runs_tensorflow(owner)
+
+    def owner_code_runs_tensorflow(self, owner: "Owner") -> bool:
+        """The owner's workers' own code starts or uses the runtime (a session, an op, a model): what
+        TensorFlow state they receive is not counted (a child that only adds graph nodes runs none)."""
         sites = {id(crossing.callable): crossing.site for crossing in owner.crossings}
         return any(self.worker_runs_tensorflow(worker, sites.get(id(worker.node))) for worker in owner.workers)
+
+    def sends_tf1_state_pickled(self) -> bool:
+        """The file sends a session or graph object where it is pickled even under fork (a task, a queue):
+        that fails (TFP101), and the workers waiting for it never run it."""
+        return any(crossing.pickled is not Pickling.UNLESS_FORK and value.kind in TF1_STATE
+                   for crossing in self.analysis.crossings for _, value in self.analysis.sent_state(crossing))
 
     def worker_runs_tensorflow(self, worker: "Worker", site=None) -> bool:
         """`site`: where the worker is handed over (attributes its object set before count)."""

@@ -38,6 +38,7 @@ def install() -> None:
     state.arm_fork_child = tfhooks.arm_fork_child
     alarm.install()
     os.register_at_fork(before=crossing.before_fork, after_in_child=crossing.after_fork_child)
+    os.register_at_fork(after_in_child=tfhooks.after_fork_child)
     environ.install()
     import multiprocessing
 

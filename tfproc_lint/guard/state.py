@@ -1,5 +1,6 @@
-"""What the guard knows about this process: when and where TensorFlow's runtime started, and how
-this process came to be (forked from a parent whose runtime had started, spawned by a guarded one)."""
+"""What the guard knows about this process: when and where TensorFlow's runtime started (and where a
+TF1 graph was first built), and how this process came to be (forked from a parent whose runtime had
+started, or that had built a graph; spawned by a guarded one)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ class Start:
 
 
 started: Start | None = None  # the runtime's start, in this process or inherited through fork
+graph_built: Start | None = None  # the first tf.Graph built, here or inherited: its thread is not forked
+forked_after_graph: int | None = None  # the parent's pid, when forked after `graph_built` but before `started`
 forked_from: int | None = None  # the parent's pid, when this process was forked after `started`
 parent_pid: int | None = None  # a guarded parent to tell when an error here would leave it waiting
 parent_alarm = False  # whether that parent listens (see alarm.py)
@@ -90,6 +93,13 @@ def record(what: str, skip: int = 1, place: str | None = None) -> None:
     global started
     if started is None:
         started = Start(what, place or where(skip + 1), time.time(), os.getpid())
+
+
+def record_graph(what: str, skip: int = 1) -> None:
+    """A TF1 graph was built now (only the first counts): TensorFlow started its graph-building thread."""
+    global graph_built
+    if graph_built is None:
+        graph_built = Start(what, where(skip + 1), time.time(), os.getpid())
 
 
 def start_text() -> str:

@@ -4,12 +4,18 @@
   create devices), a TF1 Session's creation, device_lib's device listing;
 - settings made after the start (TFP402): the eager context's thread, device and memory setters;
 - in a child forked after the start (TFP201): every way to run an op or a session raises instead of
-  perhaps hanging (`arm_fork_child`; TFPROC_GUARD_WARN makes it a warning).
+  perhaps hanging (`arm_fork_child`; TFPROC_GUARD_WARN makes it a warning);
+- where the first TF1 graph is built (`tf.Graph`, also the default graph of the first placeholder or
+  graph-mode op): TensorFlow starts a thread for graph building then, which a forked child does not
+  get. A child forked after it (and before the runtime started) that starts the runtime, with a
+  session or an op, gets a TFP201 warning first: this works almost always, and rarely hangs
+  (GRAPH_FORK_RATE, measured by runtime_probe/fork_hazard.py), so the program goes on.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 from . import alarm, costs, errors, gpu, state
@@ -25,6 +31,9 @@ CONTEXT_PROPERTIES = ("intra_op_parallelism_threads", "inter_op_parallelism_thre
 # What runs an op or a graph: the eager executors and the TF1 session's calls into C.
 EXECUTORS = ("TFE_Py_FastPathExecute", "TFE_Py_Execute", "TFE_Py_ExecuteCancelable")
 SESSION_RUNS = ("_call_tf_sessionrun", "_call_tf_sessionprun")
+OPS = "tensorflow.python.framework.ops"
+# How often a fork after graph building hung (docs/probe/fork-hazard.md; the same as the linter's TFP201).
+GRAPH_FORK_RATE = "1 of 83 runs hung here under load"
 
 _patched = False
 _let_run = False  # TFPROC_GUARD_WARN: this forked child warned once and now runs its ops
@@ -42,6 +51,7 @@ def patch() -> bool:
         state.record("TensorFlow was used before the guard was installed", place="an unknown place")
     _patch_context(context.Context)
     _patch_session(session.BaseSession)
+    _patch_graph(sys.modules.get(OPS))
     device_lib = sys.modules.get(DEVICE_LIB)
     if device_lib is None:
         from tensorflow.python.client import device_lib
@@ -64,6 +74,7 @@ def _patch_context(cls) -> None:
     def ensure_initialized(self):
         if self._initialized:
             return
+        warn_forked_after_graph("an op")
         original(self)
         if self._initialized and state.started is None:
             state.record("the eager context was initialised (first op, Keras model or device query)", skip=1)
@@ -100,12 +111,44 @@ def _patch_session(cls) -> None:
 
     @functools.wraps(original)
     def __init__(self, *args, **kwargs):
+        warn_forked_after_graph("a tf.compat.v1.Session")
         original(self, *args, **kwargs)
         state.record("a tf.compat.v1.Session was created", skip=1)
         if costs.worker:
             costs.session_built(self)
 
     cls.__init__ = __init__
+
+
+def _patch_graph(ops) -> None:
+    if ops is None:
+        from tensorflow.python.framework import ops
+    original = ops.Graph.__init__
+
+    @functools.wraps(original)
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        if state.graph_built is None:
+            state.record_graph("a TF1 graph was built", skip=1)
+
+    ops.Graph.__init__ = __init__
+
+
+def after_fork_child() -> None:
+    """Note a fork after a TF1 graph was built, before the runtime started (then crossing's traps apply)."""
+    forked = state.started is None and state.graph_built is not None
+    state.forked_after_graph = os.getppid() if forked else None
+
+
+def warn_forked_after_graph(what: str) -> None:
+    """TFP201 as a warning: `what` is about to start the runtime in a child forked after a graph was built."""
+    if not state.forked_after_graph or state.started is not None:
+        return
+    costs.warn("TFP201", (
+        f"{what} starts TensorFlow's runtime in process {os.getpid()}, forked from process "
+        f"{state.forked_after_graph} after {state.graph_built.describe()} there (no session or op had run): this "
+        f"can hang, rarely ({GRAPH_FORK_RATE}; the thread TensorFlow started for graph building is not in this "
+        "child); the program goes on"))
 
 
 def arm_fork_child(make_error) -> None:

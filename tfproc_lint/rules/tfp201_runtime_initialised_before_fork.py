@@ -11,6 +11,10 @@ from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
+# Measured by runtime_probe/fork_hazard.py (docs/probe/fork-hazard.md; tests/test_fork_hazard.py checks it).
+GRAPH_FORK_RATE = "1 of 83 runs hung here under load"
+
+
 class RuntimeInitialisedBeforeFork(Rule):
     code = "TFP201"
     name = "runtime-initialised-before-fork"
@@ -32,7 +36,10 @@ class RuntimeInitialisedBeforeFork(Rule):
         "(`device_lib.list_local_devices()`, `tf.test.is_gpu_available()`, "
         "`tf.config.list_logical_devices()`), or `tf.Tensor` results unpickled from pool workers. In "
         "TF1 graph mode (eager execution off, the TF1 API, `with graph.as_default():`) ops and "
-        "variables only build graph nodes: there a session starts it. Workers run TensorFlow when "
+        "variables only build graph nodes: there a session starts it. A fork after the parent built a TF1 "
+        "graph (`tf.Graph()`, a placeholder, graph-mode ops or variables) but started nothing is reported "
+        "too, as one that can hang rarely, when the workers' own code runs TensorFlow (a session or an op); "
+        "workers that only receive graph objects, or run no TensorFlow, are not. Workers run TensorFlow when "
         "their code starts or uses the runtime, or when TensorFlow state reaches them and they use "
         "it. The start method is read from `get_context(...)`, `mp_context=`, `set_start_method(...)` "
         "in the file, then the configuration; without any, fork (the Linux default before Python "
@@ -43,8 +50,10 @@ class RuntimeInitialisedBeforeFork(Rule):
         "`fork()` the child has the pools' bookkeeping but none of their threads, so the first op "
         "large enough to be handed to a pool waits forever: a silent hang, no error, 0% CPU. Small "
         "test tensors run inline and pass; production shapes hang (the size depends on the op). "
-        "Importing TensorFlow, or "
-        "building a `tf.Graph` without running it, is safe; starting the runtime is not. "
+        "Importing TensorFlow is safe; starting the runtime is not. Building a TF1 graph without running "
+        "it starts no thread pool, but it starts a thread of its own (`tf_graph_runner`) that the child "
+        "does not get, and now and then a forked child's session run hangs: rare, but a job that forks "
+        "every night will meet it. "
         "(tensorflow/tensorflow#5448, #51832, openai/baselines#756.)"
     )
     known_problems = (
@@ -72,7 +81,14 @@ class RuntimeInitialisedBeforeFork(Rule):
         "After a session, an eager op or a Keras `predict` in the parent, fork workers doing 512x512 "
         "TensorFlow work hang until killed (pool, executor and `Process`); the spawn twins, the "
         "auto-fixed scenarios and importing TensorFlow alone before fork return the right result. "
-        "Matmuls up to 256x256 still ran inline here; 384x384 and up hung."
+        "Matmuls up to 256x256 still ran inline here; 384x384 and up hung. "
+        "After TF1 graph building with no session (`tf.Graph()` and a placeholder), a fork `Pool(2)` whose "
+        "two tasks each run a small graph in a new Session hung in 1 of 83 runs (two programs at a time "
+        "next to three CPU hogs, load 3 to 28 on 2 cores; a worker stuck in `tensorflow::Executor::Run` "
+        "under `DirectSession::Run`), and in 2 of 84 in an earlier series; after the import alone, 0 of 42 "
+        "and 0 of 116 (`python -m runtime_probe.fork_hazard`, docs/probe/fork-hazard.md). A probe "
+        "scenario runs once and expects one outcome, so it cannot show a hang this rare: the rate comes "
+        "from hundreds of runs of that script."
     )
     references = (
         "https://github.com/tensorflow/tensorflow/issues/5448",
@@ -151,6 +167,7 @@ class RuntimeInitialisedBeforeFork(Rule):
         for owner in sorted(forked, key=lambda o: analysis.symbols.order_of_node.get(o.construction, 0)):
             started = next((walk.started_before(call) for call in owner.fork_calls if walk.started_before(call)), None)
             if started is None:
+                yield from _after_graph_building(owner, analysis)
                 continue
             method, why = analysis.start_method(owner.value)
             line = analysis.line_of(started.call)
@@ -172,6 +189,23 @@ def _import_time_call(analysis: FileAnalysis, start) -> str:
     if effect is None or effect.trigger is None:
         return ""
     return f", or move the call at {effect.trigger.place} into a function that runs after the fork"
+
+
+def _after_graph_building(owner: Owner, analysis: FileAnalysis):
+    """A fork after TF1 graph building (no session yet) whose workers run TensorFlow: rarely hangs."""
+    walk = analysis.graph_walk
+    built = next((walk.started_before(call) for call in owner.fork_calls if walk.started_before(call)), None)
+    if built is None or not analysis.tf.owner_code_runs_tensorflow(owner) or analysis.tf.sends_tf1_state_pickled():
+        return
+    method, why = analysis.start_method(owner.value)
+    yield Report(
+        owner.construction,
+        f"{owner.noun} forked after the parent {built.reason} on line {analysis.line_of(built.call)}: workers "
+        f"that run TensorFlow can hang, rarely ({GRAPH_FORK_RATE}; a thread TensorFlow starts for graph building "
+        f"is not in the child); {_remedy(owner, analysis)}{outcomes.assumption(None, method, why)}",
+        fix=UseSpawnContext(owner),
+        related=((built.call, f"TF1 graph built here: {built.reason}"),),
+    )
 
 
 def _remedy(owner: Owner, analysis: FileAnalysis) -> str:
