@@ -12,6 +12,7 @@ group is killed too, so that nothing outlives the test.
     run(argv, timeout=..., **subprocess.run's arguments) -> subprocess.CompletedProcess
     with started(argv, **Popen's arguments) as proc:    # servers, editors: the group dies at exit
         out, err = finish(proc, timeout)               # communicate() under the same limit and report
+        text = read_terminal(proc, primary, timeout)   # the same for output to a pseudo-terminal
     with ended():                                      # processes started by a library (a kernel)
         ...                                            # descendants left at exit are killed
 """
@@ -19,6 +20,7 @@ group is killed too, so that nothing outlives the test.
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -110,28 +112,55 @@ def finish(proc: subprocess.Popen, timeout: float, input=None):
     try:
         return proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
-        shown = dump(proc.pid)
-        kill(proc)
+        hang(proc, timeout)
+
+
+def read_terminal(proc: subprocess.Popen, primary: int, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+    """What `proc` writes to the pseudo-terminal whose primary side is `primary`, until the terminal
+    closes; past `timeout`, `hang` with what it wrote so far."""
+    deadline = time.monotonic() + timeout
+    chunks = []
+    while True:
+        ready, _, _ = select.select([primary], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            hang(proc, timeout, b"".join(chunks))
+        try:
+            data = os.read(primary, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)
+
+
+def hang(proc: subprocess.Popen, timeout: float, output=None):
+    """Take the stacks of every process of `proc`'s run, kill them all, and raise `Hang` with the
+    stacks and the output so far (`output`, or what its pipes still hold)."""
+    shown = dump(proc.pid)
+    kill(proc)
+    stdout = stderr = None
+    if proc.stdout is not None or proc.stderr is not None:
         try:
             stdout, stderr = proc.communicate(timeout=KILL_WAIT)
         except (subprocess.TimeoutExpired, ValueError, OSError):
-            stdout = stderr = None
-        hang = Hang(proc.args, timeout, stdout, stderr, shown)
-        print(f"tests/processes.py: {proc.args!r} ran past {timeout:g} s; the stacks of its processes:\n{shown}",
-              file=sys.stderr, flush=True)
-        raise hang from None
+            pass
+    print(f"tests/processes.py: {proc.args!r} ran past {timeout:g} s; the stacks of its processes:\n{shown}",
+          file=sys.stderr, flush=True)
+    raise Hang(proc.args, timeout, stdout if output is None else output, stderr, shown) from None
 
 
-def members(pid: int) -> list[psutil.Process]:
-    """The processes of the run that `pid` leads: itself while it lives, its descendants, and any other
-    process still in its group (a daemon whose parent died)."""
+def members(pid: int, leader: bool = True) -> list[psutil.Process]:
+    """The processes of the run that `pid` leads: itself and its descendants (unless `leader` is false:
+    it was reaped, and its pid may name another process now), and any other process still in its group
+    (a daemon whose parent died: it keeps the group's id, and so the pid, from being reused)."""
     found: dict[int, psutil.Process] = {}
-    try:
-        leader = psutil.Process(pid)
-        found[pid] = leader
-        found.update((p.pid, p) for p in leader.children(recursive=True))
-    except psutil.Error:
-        pass
+    if leader:
+        try:
+            found[pid] = psutil.Process(pid)
+            found.update((p.pid, p) for p in found[pid].children(recursive=True))
+        except psutil.Error:
+            pass
     for proc in psutil.process_iter():
         try:
             if proc.pid not in found and os.getpgid(proc.pid) == pid:
@@ -198,8 +227,27 @@ def end(proc: subprocess.Popen) -> list[str]:
 def kill(proc: subprocess.Popen) -> list[str]:
     """Kill the group `proc` leads and every descendant that left it (and the groups those lead), and
     reap `proc`. Returns a description of each process but `proc` that was still running."""
-    found = members(proc.pid)  # before anything is killed: a killed parent's children are reparented
-    left = [_describe(p) for p in found if p.pid != proc.pid]
+    left = _kill_run(proc.pid, proc.poll() is None)  # not reaped: its pid, and its group's id, are still ours
+    proc.wait(timeout=KILL_WAIT)
+    return left
+
+
+def kill_group(leader: psutil.Process) -> list[str]:
+    """`kill` for a process that another library started in a session of its own (pygls's language
+    server), known by its psutil.Process (which tells a reused pid); that library reaps it."""
+    return _kill_run(leader.pid, _running(leader) or _zombie(leader))
+
+
+def _zombie(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _kill_run(pid: int, leader: bool) -> list[str]:
+    found = members(pid, leader)  # before anything is killed: a killed parent's children are reparented
+    left = [_describe(p) for p in found if p.pid != pid]
     groups = set()
     for member in found:
         try:
@@ -207,8 +255,8 @@ def kill(proc: subprocess.Popen) -> list[str]:
                 groups.add(member.pid)
         except OSError:
             continue
-    if proc.poll() is None:  # not reaped: the group's id is still ours
-        groups.add(proc.pid)
+    if leader:
+        groups.add(pid)
     for group in groups:
         try:
             os.killpg(group, signal.SIGKILL)
@@ -219,8 +267,7 @@ def kill(proc: subprocess.Popen) -> list[str]:
             member.send_signal(signal.SIGKILL)
         except psutil.Error:
             pass
-    _wait_gone([p for p in found if p.pid != proc.pid])  # proc is reaped by its Popen
-    proc.wait(timeout=KILL_WAIT)
+    _wait_gone([p for p in found if p.pid != pid])  # the leader is reaped by its starter
     return left
 
 

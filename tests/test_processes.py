@@ -3,6 +3,8 @@ process's stack and leaves nothing behind."""
 
 from __future__ import annotations
 
+import os
+import pty
 import subprocess
 import sys
 import textwrap
@@ -58,7 +60,6 @@ def test_a_hang_reports_every_processs_stack_and_leaves_nothing_behind():
 
 def _group(pid: int) -> int | None:
     try:
-        import os
         return os.getpgid(pid)
     except OSError:
         return None
@@ -120,3 +121,28 @@ def _alive(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def test_a_program_that_hangs_on_a_terminal_is_reported_the_same_way():
+    primary, secondary = pty.openpty()
+    try:
+        with processes.started([sys.executable, "-c", "import time\nprint('ready')\ntime.sleep(600)"],
+                               stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary) as proc:
+            with pytest.raises(processes.Hang) as caught:
+                processes.read_terminal(proc, primary, timeout=10)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert b"ready" in caught.value.output
+    assert f"=== pid {proc.pid} (" in str(caught.value)
+    assert proc.returncode == -9
+
+
+def test_kill_group_ends_a_server_another_library_started():
+    # pygls starts the language server (tests/lsp_editor.py): its group is ended from its psutil.Process.
+    server = subprocess.Popen([sys.executable, "-c", FORK_AND_HANG], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    child, _ = forked_pids(server.stdout.readline())
+    processes.kill_group(psutil.Process(server.pid))
+    assert server.wait(timeout=30) == -9 and not _alive(child)
+    server.stdout.close()
