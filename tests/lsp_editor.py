@@ -9,9 +9,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
+import processes
 from conftest import run_env, tool
 
 TIMEOUT = 60  # seconds; the first lint imports the engine (LibCST) on a loaded 2-core machine
@@ -55,6 +57,7 @@ class Editor:
         self.registrations: list[types.Registration] = []
         self._event = asyncio.Event()
         self.versions: dict[str, int] = {}
+        self.server: psutil.Process | None = None  # the server's process, once started
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:
@@ -76,7 +79,10 @@ class Editor:
             self._event.set()
 
     async def start(self) -> types.InitializeResult:
-        await self.client.start_io(tool("tfproc-lint"), "server", env=run_env(), cwd=str(self.root))
+        # A session of its own, unbuffered: stop() kills its whole group, whatever happened.
+        await self.client.start_io(tool("tfproc-lint"), "server", env=processes.env_for(run_env()),
+                                   cwd=str(self.root), start_new_session=True)
+        self.server = psutil.Process(self.client._server.pid)  # pygls's asyncio process
         result = await asyncio.wait_for(self.client.initialize_async(types.InitializeParams(
             capabilities=self.capabilities, root_uri=self.root.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name="project")])), TIMEOUT)
@@ -84,9 +90,18 @@ class Editor:
         return result
 
     async def stop(self) -> None:
-        await asyncio.wait_for(self.client.shutdown_async(None), TIMEOUT)
-        self.client.exit(None)
-        await asyncio.wait_for(self.client.stop(), TIMEOUT)
+        server = self.server
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), TIMEOUT)
+            self.client.exit(None)
+            await asyncio.wait_for(self.client.stop(), TIMEOUT)
+        except BaseException:
+            if server is not None and server.is_running():
+                print(f"the server did not stop; its processes' stacks:\n{processes.dump(server.pid)}", flush=True)
+            raise
+        finally:
+            if server is not None:
+                processes.kill_group(server)
 
     async def wait_for(self, predicate, what: str, timeout: float = TIMEOUT):
         """The first truthy value of `predicate()`, re-checked whenever the server sends something."""

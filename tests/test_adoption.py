@@ -14,6 +14,7 @@ import subprocess
 import nbformat
 import pytest
 
+import processes
 from conftest import run_env, tool
 from notebooks import write
 
@@ -51,8 +52,8 @@ with mp.get_context("spawn").Pool(2) as pool:
 
 
 def check(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", *args], cwd=cwd, env=run_env(), capture_output=True,
-                          text=True, check=False, timeout=120)
+    return processes.run([tool("tfproc-lint"), "check", *args], cwd=cwd, env=run_env(), capture_output=True,
+                         text=True, check=False, timeout=120)
 
 
 def test_statistics_counts_per_rule(tmp_path) -> None:

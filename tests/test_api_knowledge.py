@@ -158,12 +158,12 @@ ARGUMENTS = {"Semaphore": "", "Barrier": "1", "Value": "'i'", "Array": "'i', 1"}
 @pytest.mark.parametrize("factory", CHEAP_FIXERS)
 def test_context_fixing_calls_fix_the_start_method(factory: str) -> None:
     """After `multiprocessing.<factory>()`, `set_start_method` without force=True raises."""
-    import subprocess
+    import processes
     import sys
 
     program = (f"import multiprocessing as mp\nmp.{factory}({ARGUMENTS.get(factory, '')})\n"
                "try:\n    mp.set_start_method('spawn')\nexcept RuntimeError as e:\n    print(e)\n")
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    done = processes.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
     assert "context has already been set" in done.stdout, done.stderr
 
 
@@ -380,11 +380,11 @@ for name, call in CALLS.items():
 def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) -> None:
     """Measured: each tf.data constructor, called in a child that only imported TensorFlow, then a
     thread setting. The knowledge names every constructor that starts the runtime, and no other."""
-    import subprocess
+    import processes
     import sys
 
-    done = subprocess.run([sys.executable, "-c", DATASET_PROGRAM, str(tmp_path)], capture_output=True, text=True,
-                          timeout=600)
+    done = processes.run([sys.executable, "-c", DATASET_PROGRAM, str(tmp_path)], capture_output=True, text=True,
+                         timeout=600)
     measured = dict(line.split("\t") for line in done.stdout.splitlines() if "\t" in line)
     assert len(measured) == 16 and "error" not in measured.values(), (measured, done.stderr[-2000:])
     starting = {f"tensorflow.data.{name}" for name, answer in measured.items() if answer == "started"}

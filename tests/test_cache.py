@@ -6,13 +6,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+import processes
 from conftest import ROOT, run_env
 from tfproc_lint import batch, cache as cache_module, cli, engine
 from tfproc_lint.cache import DEFAULT_CACHE_DIR, open_cache, settings_key
@@ -88,10 +88,10 @@ def test_a_second_run_reads_the_cache_and_prints_the_same(project, analysed, cap
     tag = (folder / "CACHEDIR.TAG").read_text(encoding="utf-8")
     assert tag.startswith("Signature: 8a477f597d28d172789f06886806bc55")
     assert len(list(folder.glob("*/*.json"))) == 1  # only the file that reached the analysis
-    git = subprocess.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
+    git = processes.run(["git", "init", "-q", str(project)], capture_output=True, check=False)
     if git.returncode == 0:  # the folder ignores itself
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
-                                capture_output=True, text=True, check=True).stdout
+        status = processes.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=project,
+                               capture_output=True, text=True, check=True).stdout
         assert DEFAULT_CACHE_DIR not in status and "job.py" in status
 
 
@@ -227,8 +227,8 @@ def test_workers_read_and_write_the_same_entries(project, monkeypatch) -> None:
 def test_a_warm_run_does_not_import_the_analysis(project) -> None:
     command = [sys.executable, "-c", "import sys; from tfproc_lint.cli import main; code = main(['check', '.']); "
                "print(code, 'libcst' in sys.modules)"]
-    cold = subprocess.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
-    warm = subprocess.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
+    cold = processes.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
+    warm = processes.run(command, cwd=project, capture_output=True, text=True, env=run_env(), check=True)
     assert cold.stdout.splitlines()[-1] == "1 True"
     assert warm.stdout.splitlines()[-1] == "1 False" and warm.stdout.splitlines()[:-1] == cold.stdout.splitlines()[:-1]
 

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+import processes
 from conftest import tool
 
 BAD = (
@@ -20,8 +21,8 @@ GOOD = ("import multiprocessing as mp\nimport tensorflow as tf\n"
 
 
 def run(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, timeout=120)
+    return processes.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
+                         check=False, timeout=120)
 
 
 @pytest.fixture
@@ -98,8 +99,8 @@ def test_config_error_is_a_usage_error(project) -> None:
 
 
 def test_rules_listing() -> None:
-    result = subprocess.run([tool("tfproc-lint"), "rules", "--format", "json"], capture_output=True, text=True,
-                            check=True)
+    result = processes.run([tool("tfproc-lint"), "rules", "--format", "json"], capture_output=True, text=True,
+                           check=True)
     codes = [rule["code"] for rule in json.loads(result.stdout)]
     assert codes == sorted(codes) and "TFP101" in codes and "TFP301" in codes
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import processes
 from conftest import run_env, tool
 
 # Enough for the text pre-filter: files with this header are parsed and analysed, not skipped.
@@ -29,8 +30,8 @@ BAD_LINE, BAD_COL = 4, 80
 
 
 def run(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", *args], cwd=cwd, capture_output=True, text=True,
-                          errors="replace", env=run_env(), check=False, timeout=timeout)
+    return processes.run([tool("tfproc-lint"), "check", *args], cwd=cwd, capture_output=True, text=True,
+                         errors="replace", env=run_env(), check=False, timeout=timeout)
 
 
 def reasons(result: subprocess.CompletedProcess) -> dict[str, list[str]]:
@@ -350,8 +351,8 @@ def test_fifty_thousand_line_file_is_analysed(tmp_path) -> None:
 def test_python_module_entry_point_on_bad_input(tmp_path) -> None:
     # the same through `python -m tfproc_lint.cli`, with a file that LibCST alone would crash on
     (tmp_path / "deep.py").write_text(DEEP_LAMBDAS)
-    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "check", "deep.py"], cwd=tmp_path,
-                            capture_output=True, text=True, env=run_env(), timeout=120, check=False)
+    result = processes.run([sys.executable, "-m", "tfproc_lint.cli", "check", "deep.py"], cwd=tmp_path,
+                           capture_output=True, text=True, env=run_env(), timeout=120, check=False)
     assert_clean_exit(result)
     assert reasons(result) == {"deep.py": ["cannot parse: the code is nested too deeply"]}
 

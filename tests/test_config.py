@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import processes
 from conftest import ROOT, run_env, tool
 
 from tfproc_lint.cli import main
@@ -188,14 +189,14 @@ def test_worker_processes_check_each_file_with_its_own_configuration(two_project
 def test_flake8_takes_each_files_project_configuration(two_projects) -> None:
     """Under flake8 the tfp- options come from flake8's configuration (the working directory's);
     tfproc-lint's own settings and requires-python come from the project nearest to each file."""
-    completed = subprocess.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
-                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    completed = processes.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
+                              cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
     assert "./app.py" in completed.stdout or "app.py:" in completed.stdout
     assert "vendor/other" not in completed.stdout, completed.stdout
     assert "python_requires in setup.cfg" in completed.stdout
     write(two_projects / "vendor" / "other" / "setup.cfg", "[tfproc_lint]\nassume-gpu = perhaps\n")
-    completed = subprocess.run([tool("flake8"), "--select", "TFP", "vendor/other/pkg/app.py"],
-                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    completed = processes.run([tool("flake8"), "--select", "TFP", "vendor/other/pkg/app.py"],
+                              cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
     assert completed.returncode != 0 and "Traceback" not in completed.stdout + completed.stderr
     assert "assume-gpu in [tfproc_lint] in vendor/other/setup.cfg: expected true or false" in completed.stdout
 
@@ -426,8 +427,8 @@ def test_metadata_of_an_unexpected_shape_is_ignored(project, text) -> None:
 def test_flake8_goes_on_past_bad_metadata(two_projects) -> None:
     """The flake8 plugin loads each file's nearest project too: a warning, not flake8's critical error."""
     write(two_projects / "vendor" / "other" / "pyproject.toml", '[project]\nrequires-python = ">=\\"3.6\\""\n')
-    completed = subprocess.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
-                               cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    completed = processes.run([tool("flake8"), "--select", "TFP", "app.py", "vendor/other/pkg/app.py"],
+                              cwd=two_projects, env=run_env(), capture_output=True, text=True, timeout=60, check=False)
     assert completed.returncode == 1, completed.stderr
     assert completed.stdout.count("TFP201") == 2
     assert completed.stderr.count("requires-python in vendor/other/pyproject.toml: '>=\"3.6\"' is not a valid "
@@ -492,8 +493,8 @@ def test_bad_command_line_value_exits_2(project, capsys, args, expected) -> None
 
 
 def test_bad_choice_exits_2_through_argparse(project) -> None:
-    completed = subprocess.run([tool("tfproc-lint"), "check", "--assume-start-method", "thread", "."], cwd=project,
-                               env=run_env(), capture_output=True, text=True, timeout=60, check=False)
+    completed = processes.run([tool("tfproc-lint"), "check", "--assume-start-method", "thread", "."], cwd=project,
+                              env=run_env(), capture_output=True, text=True, timeout=60, check=False)
     assert completed.returncode == 2
     assert "--assume-start-method" in completed.stderr and "'thread'" in completed.stderr
 
@@ -625,8 +626,8 @@ def test_selectors_are_checked_without_importing_libcst(project) -> None:
     write(project / "plain.py", "x = 1\n")
     script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--select', 'TFP1', '.']); "
               "print(code, 'libcst' in sys.modules)")
-    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
-                               text=True, timeout=60, check=False)
+    completed = processes.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                              text=True, timeout=60, check=False)
     assert completed.stdout.split()[-2:] == ["0", "False"], completed.stderr
 
 
@@ -663,8 +664,8 @@ def test_right_spellings_give_no_warning(project, capsys) -> None:
 
 # flake8 ------------------------------------------------------------------------------------------------
 def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("flake8"), "--select", "TFP", *args, "app.py"], cwd=cwd, env=run_env(),
-                          capture_output=True, text=True, timeout=60, check=False)
+    return processes.run([tool("flake8"), "--select", "TFP", *args, "app.py"], cwd=cwd, env=run_env(),
+                         capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_flake8_options_and_files(project) -> None:

@@ -12,6 +12,7 @@ import pty
 import subprocess
 
 import pytest
+import processes
 from conftest import ROOT, run_env, tool
 
 from tfproc_lint.output.console import Console
@@ -90,31 +91,26 @@ def run_on_pty(*args: str, **env_changes: str) -> str:
     env.pop("CI", None)
     env.update(env_changes)
     primary, secondary = pty.openpty()
-    process = subprocess.Popen([tool("tfproc-lint"), "check", "-j", "1", *args], cwd=ROOT, env=env,
-                               stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary)
-    os.close(secondary)
-    chunks = []
     try:
-        while True:
-            try:
-                data = os.read(primary, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            chunks.append(data)
+        with processes.started([tool("tfproc-lint"), "check", "-j", "1", *args], cwd=ROOT, env=env,
+                               stdin=subprocess.DEVNULL, stdout=secondary, stderr=secondary) as process:
+            os.close(secondary)
+            secondary = None
+            received = processes.read_terminal(process, primary, timeout=120)
+            process.wait(timeout=60)
     finally:
         os.close(primary)
-        process.wait(timeout=60)
-    return b"".join(chunks).decode("utf-8", "replace")
+        if secondary is not None:
+            os.close(secondary)
+    return received.decode("utf-8", "replace")
 
 
 def run_piped(*args: str, **env_changes: str) -> subprocess.CompletedProcess:
     env = run_env()
     env.pop("CI", None)
     env.update(env_changes)
-    return subprocess.run([tool("tfproc-lint"), "check", "-j", "1", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    return processes.run([tool("tfproc-lint"), "check", "-j", "1", *args], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60, check=False)
 
 
 def test_terminal_gets_colour_and_progress() -> None:

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import processes
 from conftest import ROOT, run_env
 
 CODE_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -89,8 +90,8 @@ def checkout(tmp_path_factory) -> tuple[Path, str]:
 def pytest_in(checkout: Path, *args: str) -> subprocess.CompletedProcess:
     env = run_env()
     env["PYTHONPATH"] = str(checkout)  # the copy, not the installed package
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=checkout,
-                          env=env, capture_output=True, text=True, timeout=600, check=False)
+    return processes.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=checkout,
+                         env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
 def test_contributings_skeleton_in_a_new_file_passes_the_fast_loop(checkout) -> None:

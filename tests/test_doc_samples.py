@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 import sys
 import pytest
 
+import processes
 from conftest import ROOT, run_env, tool
 
 DOC = ROOT / "docs" / "integrations.md"
@@ -37,8 +37,8 @@ def samples(text: str) -> list[re.Match]:
 
 def output_of(command: str) -> str:
     arguments = shlex.split(command)
-    completed = subprocess.run([tool(arguments[0]), *arguments[1:]], cwd=ROOT, env=run_env(), capture_output=True,
-                               text=True, check=False, timeout=300)
+    completed = processes.run([tool(arguments[0]), *arguments[1:]], cwd=ROOT, env=run_env(), capture_output=True,
+                              text=True, check=False, timeout=300)
     assert completed.returncode in (0, 1), completed.stderr
     return completed.stdout
 

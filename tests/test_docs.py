@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 from runtime_probe.evidence import for_docs
 from tfproc_lint.docs import PROBE_EVIDENCE, expected_pages, render_rule
 from tfproc_lint.rules.base import all_rules
+
+import processes
 
 HEADINGS = ["## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety",
             "## Evidence", "## References"]
@@ -29,23 +30,23 @@ def test_every_page_has_the_headings_in_order() -> None:
 
 
 def test_explain_prints_the_page() -> None:
-    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "tfp201"],
-                            capture_output=True, text=True, check=False)
+    result = processes.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "tfp201"],
+                           capture_output=True, text=True, check=False)
     assert result.returncode == 0
     assert result.stdout == render_rule(next(r for r in all_rules() if r.code == "TFP201"))
 
 
 def test_explain_takes_a_rules_name() -> None:
-    result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "runtime-initialised-before-fork"],
-                            capture_output=True, text=True, check=False)
+    result = processes.run([sys.executable, "-m", "tfproc_lint.cli", "explain", "runtime-initialised-before-fork"],
+                           capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout == render_rule(next(r for r in all_rules() if r.code == "TFP201"))
 
 
 def test_explain_unknown_rule_is_a_usage_error() -> None:
     for unknown in ("TFP999", "runtime-initialized-before-fork"):
-        result = subprocess.run([sys.executable, "-m", "tfproc_lint.cli", "explain", unknown],
-                                capture_output=True, text=True, check=False)
+        result = processes.run([sys.executable, "-m", "tfproc_lint.cli", "explain", unknown],
+                               capture_output=True, text=True, check=False)
         assert result.returncode == 2
         assert result.stderr == (f"tfproc-lint: error: unknown rule {unknown!r}: give a code or a name, e.g. TFP201 "
                                  "or runtime-initialised-before-fork; `tfproc-lint rules` lists them\n")

@@ -11,6 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+import processes
 from conftest import tool
 from expectations import fixture_config, lint_fixtures
 from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -156,8 +157,8 @@ def test_check_lists_exactly_what_fix_applies(path: Path) -> None:
 
 
 def _run(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True, check=False,
-                          timeout=180)
+    return processes.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True, check=False,
+                         timeout=180)
 
 
 def test_every_mode_gives_the_same_counts(tmp_path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+import processes
 from conftest import tool
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.engine import lint_source
@@ -85,8 +86,8 @@ BAD = (
 
 
 def run(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, timeout=120)
+    return processes.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True,
+                         check=False, timeout=120)
 
 
 def test_fix_levels_and_exit_codes(tmp_path) -> None:
@@ -145,13 +146,13 @@ def _make_unwritable(directory: Path) -> None:
     """chmod for ordinary users; root ignores modes, so use the immutable flag where it exists."""
     if os.geteuid() != 0:
         os.chmod(directory, 0o500)
-    elif subprocess.run(["chattr", "+i", str(directory)], capture_output=True, check=False).returncode != 0:
+    elif processes.run(["chattr", "+i", str(directory)], capture_output=True, check=False).returncode != 0:
         pytest.skip("cannot make a directory unwritable for root here (no chattr +i)")
 
 
 def _make_writable(directory: Path) -> None:
     if os.geteuid() == 0:
-        subprocess.run(["chattr", "-i", str(directory)], capture_output=True, check=False)
+        processes.run(["chattr", "-i", str(directory)], capture_output=True, check=False)
     os.chmod(directory, 0o700)
 
 
@@ -203,21 +204,19 @@ def test_diff_summary_follows_the_diff_on_a_terminal(tmp_path) -> None:
     (tmp_path / "job.py").write_text(BAD, encoding="utf-8")
     (tmp_path / "manual.py").write_text(MANUAL, encoding="utf-8")
     primary, secondary = pty.openpty()
-    process = subprocess.Popen([tool("tfproc-lint"), "check", "--diff", "--unsafe-fixes", "job.py", "manual.py"],
-                               cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=secondary, stderr=subprocess.PIPE)
-    os.close(secondary)
-    chunks = []
-    while True:
-        try:
-            data = os.read(primary, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(primary)
-    stderr = process.communicate(timeout=60)[1]
-    terminal = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    try:
+        with processes.started([tool("tfproc-lint"), "check", "--diff", "--unsafe-fixes", "job.py", "manual.py"],
+                               cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=secondary,
+                               stderr=subprocess.PIPE) as process:
+            os.close(secondary)
+            secondary = None
+            received = processes.read_terminal(process, primary, timeout=120)
+            stderr = processes.finish(process, 60)[1]
+    finally:
+        os.close(primary)
+        if secondary is not None:
+            os.close(secondary)
+    terminal = received.decode("utf-8").replace("\r\n", "\n")
     assert terminal.startswith("--- a/job.py")
     assert terminal.endswith("\n1 fix would be applied; 1 finding has no fix (manual edit required).\n")
     assert stderr == b""

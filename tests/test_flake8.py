@@ -8,14 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import processes
 from conftest import tool
 
 LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>TFP\d{3}) ")
 
 
 def run_flake8(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", *args], cwd=cwd,
-                          capture_output=True, text=True, check=False, timeout=300)
+    return processes.run([sys.executable, "-m", "flake8", "--isolated", *args], cwd=cwd,
+                         capture_output=True, text=True, check=False, timeout=300)
 
 
 def parse(output: str) -> set[tuple[str, int, int, str]]:
@@ -30,8 +31,8 @@ def parse(output: str) -> set[tuple[str, int, int, str]]:
 def test_flake8_and_the_cli_agree_on_the_fixtures(root) -> None:
     flake8 = run_flake8("--select", "TFP", "fixtures/lint", cwd=root)
     assert flake8.returncode in (0, 1), flake8.stderr
-    cli = subprocess.run([tool("tfproc-lint"), "check", "fixtures/lint", "--format", "json", "--select", "TFP",
-                          "--config", "setup.cfg"], cwd=root, capture_output=True, text=True, check=False)
+    cli = processes.run([tool("tfproc-lint"), "check", "fixtures/lint", "--format", "json", "--select", "TFP",
+                         "--config", "setup.cfg"], cwd=root, capture_output=True, text=True, check=False)
     document = json.loads(cli.stdout)
     # flake8 reads Python files only; notebooks go through nbqa (tests/test_notebook_nbqa.py).
     from_cli = {(f["path"], f["line"], f["column"], f["code"]) for f in document["findings"] if f["cell"] is None}
@@ -112,7 +113,7 @@ def test_opt_in_rules_follow_flake8s_selection_like_bugbears_b9(tmp_path) -> Non
 
     def found(*args, isolated=True):
         command = [sys.executable, "-m", "flake8", *(["--isolated"] if isolated else []), *args, "app.py"]
-        completed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+        completed = processes.run(command, cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
         assert "Traceback" not in completed.stderr, completed.stderr
         return sorted(code for *_, code in parse(completed.stdout))
 
@@ -142,6 +143,6 @@ def test_the_plugin_freezes_what_the_engine_import_made(tmp_path) -> None:
         "assert gc.isenabled() and gc.get_threshold() == threshold\n"
     )
     one_file = Path(__file__).resolve().parents[1] / "benchmarks" / "one_file.py"  # one TFP201 finding
-    done = subprocess.run([sys.executable, "-c", code, str(one_file)], cwd=tmp_path, capture_output=True, text=True,
-                          check=False)
+    done = processes.run([sys.executable, "-c", code, str(one_file)], cwd=tmp_path, capture_output=True, text=True,
+                         check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import processes
 from conftest import ROOT, run_env, tool
 
 from tfproc_lint.diagnostics import Applicability, Diagnostic, Edit, FileError, FileResult, Fix, Severity
@@ -25,8 +26,8 @@ BROKEN = "import tensorflow as tf\nimport multiprocessing as mp\npool = mp.Pool(
 
 
 def check(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", *args], check=False, cwd=cwd, env=run_env(),
-                          capture_output=True, text=True, timeout=120)
+    return processes.run([tool("tfproc-lint"), "check", *args], check=False, cwd=cwd, env=run_env(),
+                         capture_output=True, text=True, timeout=120)
 
 
 def validate(document: dict) -> None:

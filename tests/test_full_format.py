@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 
 import nbformat
 import pytest
 
+import processes
 from conftest import run_env, tool
 from notebooks import notebook
 from test_formats import validate
@@ -107,8 +107,8 @@ def test_full_format_through_the_command(tmp_path) -> None:
     (tmp_path / "job.py").write_text(example.code, encoding="utf-8")
 
     def check(*args):
-        return subprocess.run([tool("tfproc-lint"), "check", "job.py", *args], cwd=tmp_path, env=run_env(),
-                              capture_output=True, text=True, check=False, timeout=120)
+        return processes.run([tool("tfproc-lint"), "check", "job.py", *args], cwd=tmp_path, env=run_env(),
+                             capture_output=True, text=True, check=False, timeout=120)
 
     shown = check("--output-format", "full")
     assert shown.returncode == 1

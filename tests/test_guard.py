@@ -5,13 +5,13 @@ TensorFlow's do; test_guard_tensorflow.py runs the real thing."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
 
+import processes
 from conftest import run_env
 
 FAKE_SESSION = '''
@@ -33,8 +33,8 @@ def guarded(tmp_path, source: str, *args: str, timeout: float = 120, name: str =
     script = tmp_path / name
     script.write_text(textwrap.dedent(source), encoding="utf-8")
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(script), *args], cwd=tmp_path,
-                          env=run_env(), capture_output=True, text=True, timeout=timeout, start_new_session=True)
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard", str(script), *args], cwd=tmp_path,
+                         env=run_env(), capture_output=True, text=True, timeout=timeout)
     proc.duration = time.monotonic() - started
     return proc
 
@@ -57,10 +57,10 @@ def test_an_uncaught_exception_exits_1_with_its_traceback(tmp_path):
 
 
 def test_usage(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard"], capture_output=True, text=True, env=run_env())
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard"], capture_output=True, text=True, env=run_env())
     assert proc.returncode == 2 and "usage:" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(tmp_path / "nope.py")],
-                          capture_output=True, text=True, env=run_env())
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard", str(tmp_path / "nope.py")],
+                         capture_output=True, text=True, env=run_env())
     assert proc.returncode == 2 and "can't open file" in proc.stderr
 
 

@@ -4,12 +4,12 @@ it a test that forks after TensorFlow started fails with TFP201 instead of hangi
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
+import processes
 from conftest import run_env
 
 CHECK = """
@@ -25,8 +25,8 @@ def run_pytest(tmp_path, tests: str, *args: str, ini: str = "", timeout: float =
     (tmp_path / "pytest.ini").write_text("[pytest]\n" + ini, encoding="utf-8")
     env = run_env()
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return subprocess.run([sys.executable, "-m", "pytest", "-s", "-p", "no:cacheprovider", *args], cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=timeout, start_new_session=True)
+    return processes.run([sys.executable, "-m", "pytest", "-s", "-p", "no:cacheprovider", *args], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def test_registered_and_inert_without_the_option(tmp_path):

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
 import pytest
 
+import processes
 from conftest import BIN, ROOT, run_env, tool
 
 SAFE_IN = (ROOT / "fixtures" / "fix" / "TFP403" / "env_after_first_op.in.py").read_text()  # one TFP403
@@ -77,7 +77,7 @@ def neovim() -> str | None:
         if candidate is None or not Path(candidate).exists():
             continue
         try:
-            version = subprocess.run([str(candidate), "--version"], capture_output=True, text=True, timeout=60).stdout
+            version = processes.run([str(candidate), "--version"], capture_output=True, text=True, timeout=60).stdout
         except (OSError, subprocess.TimeoutExpired):
             continue
         match = re.match(r"NVIM v(\d+)\.(\d+)", version)
@@ -113,21 +113,15 @@ def drive(tmp_path: Path, init: str, mode: str) -> list[str]:
     for name in ("CONFIG", "DATA", "STATE", "CACHE"):  # no user configuration, logs kept here
         env[f"XDG_{name}_HOME"] = str(tmp_path / name.lower())
     env.update(TFPROC_OUT=str(out), TFPROC_MODE=mode, TFPROC_WAIT_MS=str(WAIT_MS))
-    process = subprocess.Popen(
-        [NVIM, "--headless", "-n", "-i", "NONE", "-u", str(tmp_path / "init.lua"), "-c",
-         f"luafile {tmp_path / 'driver.lua'}", "job.py"],
-        cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=LIMIT_S)
-    except subprocess.TimeoutExpired:
-        output = b"(killed: Neovim did not quit)"
-    finally:
+    with processes.started(
+            [NVIM, "--headless", "-n", "-i", "NONE", "-u", str(tmp_path / "init.lua"), "-c",
+             f"luafile {tmp_path / 'driver.lua'}", "job.py"],
+            cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT) as process:  # at exit, Neovim's group is killed: the server too, if left
         try:
-            os.killpg(process.pid, signal.SIGKILL)  # Neovim's group: the server too, if it is left
-        except ProcessLookupError:
-            pass
-        process.wait()
+            output, _ = processes.finish(process, LIMIT_S)
+        except processes.Hang as hang:  # the notes tell whether it did its work before it failed to quit
+            output = f"(killed: Neovim did not quit)\n{hang}".encode()
     notes = out.read_text().splitlines() if out.exists() else []
     assert len(notes) == 3, (notes, output.decode(errors="replace")[-2000:])
     return notes

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import processes
 from conftest import run_env, tool
 from notebooks import notebook, with_output, write
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Applicability
@@ -71,8 +72,8 @@ with mp.get_context("fork").Pool(2) as pool:
 
 
 def check(*args, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", *args], cwd=cwd, env=run_env(), capture_output=True,
-                          text=True, check=False, timeout=120)
+    return processes.run([tool("tfproc-lint"), "check", *args], cwd=cwd, env=run_env(), capture_output=True,
+                         text=True, check=False, timeout=120)
 
 
 def python_compiles(text: str) -> bool:
@@ -214,8 +215,8 @@ def test_without_nbformat_a_notebook_gets_one_line(tmp_path) -> None:
     (tmp_path / "ok.py").write_text("import os\n")
     env = run_env()
     env["PYTHONPATH"] = f"{blocker.parent}:{env.get('PYTHONPATH', '')}"
-    result = subprocess.run([tool("tfproc-lint"), "check", "n.ipynb", "ok.py"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, check=False, timeout=120)
+    result = processes.run([tool("tfproc-lint"), "check", "n.ipynb", "ok.py"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 1
     assert result.stderr == ("tfproc-lint: n.ipynb: checking notebooks needs nbformat: "
                              "pip install 'nbformat>=5.7' (tfproc-lint's `notebook` extra)\n")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 
 import pytest
 
+import processes
 from conftest import ROOT, run_env, tool
 from expectations import code_cells, expected_in
 
@@ -29,8 +29,8 @@ def nbqa_run(tmp_path_factory):
     directory = tmp_path_factory.mktemp("nbqa")
     for path in NOTEBOOKS:
         shutil.copy(path, directory / path.name)
-    completed = subprocess.run([tool("nbqa"), "flake8", *[p.name for p in NOTEBOOKS], "--select", "TFP"],
-                               cwd=directory, env=run_env(), capture_output=True, text=True, check=False, timeout=300)
+    completed = processes.run([tool("nbqa"), "flake8", *[p.name for p in NOTEBOOKS], "--select", "TFP"],
+                              cwd=directory, env=run_env(), capture_output=True, text=True, check=False, timeout=300)
     return completed, directory
 
 

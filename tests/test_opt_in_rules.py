@@ -5,10 +5,10 @@ messages quote, against the committed benchmark report."""
 from __future__ import annotations
 
 import json
-import subprocess
 import textwrap
 
 import pytest
+import processes
 from conftest import ROOT, run_env, tool
 
 from tfproc_lint.cli import main
@@ -129,8 +129,8 @@ def test_the_command_line(tmp_path) -> None:
     (tmp_path / "setup.cfg").write_text("[metadata]\nname = demo\n")
 
     def run(*args):
-        return subprocess.run([tool("tfproc-lint"), "check", "app.py", "-q", *args], cwd=tmp_path, env=run_env(),
-                              capture_output=True, text=True, timeout=120, check=False)
+        return processes.run([tool("tfproc-lint"), "check", "app.py", "-q", *args], cwd=tmp_path, env=run_env(),
+                             capture_output=True, text=True, timeout=120, check=False)
 
     assert run().returncode == 0 and run("--select", "TFP").returncode == 0
     selected = run("--extend-select", "TFP3")

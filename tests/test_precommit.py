@@ -19,6 +19,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+import processes
 from conftest import ROOT, tool
 
 pytestmark = pytest.mark.precommit
@@ -47,14 +49,14 @@ def git_env() -> dict:
 
 
 def git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=git_env(), check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return processes.run(["git", *args], cwd=cwd, env=git_env(), check=True, capture_output=True,
+                         text=True).stdout.strip()
 
 
 def snapshot(destination: Path) -> str:
     """Commit this working tree (tracked and untracked, not ignored files) into a new repository."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=False)
+    listed = processes.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, check=False)
     if listed.returncode == 0:
         for name in filter(None, listed.stdout.decode().split("\0")):
             source = ROOT / name
@@ -89,8 +91,8 @@ class Project:
     def pre_commit(self, *args: str, home: Path | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
         env = git_env()
         env["PRE_COMMIT_HOME"] = str(home or self.home)
-        return subprocess.run([tool("pre-commit"), *args, "--color", "never"], cwd=self.path, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        return processes.run([tool("pre-commit"), *args, "--color", "never"], cwd=self.path, env=env,
+                             capture_output=True, text=True, timeout=timeout, check=False)
 
     def stage_only(self, *names: str) -> None:
         git("reset", "-q", cwd=self.path)
@@ -139,27 +141,20 @@ def setup(tmp_path_factory):
     project = Project(project_path, base / "pre-commit-home")
 
     env = git_env()
-    try_repo = subprocess.Popen(
-        [tool("pre-commit"), "try-repo", str(hooks_repo), "tfproc-lint", "--files", "bad.py", "good.py",
-         "--color", "never"],
-        cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(base / "try-repo-home")),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     flake8_home = base / "flake8-home"
-    flake8_install = subprocess.Popen(
-        [tool("pre-commit"), "install-hooks", "--config", "flake8-config.yaml", "--color", "never"],
-        cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(flake8_home)),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
+    with processes.started(
+            [tool("pre-commit"), "try-repo", str(hooks_repo), "tfproc-lint", "--files", "bad.py", "good.py",
+             "--color", "never"],
+            cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(base / "try-repo-home")),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as try_repo, processes.started(
+            [tool("pre-commit"), "install-hooks", "--config", "flake8-config.yaml", "--color", "never"],
+            cwd=project_path, env=dict(env, PRE_COMMIT_HOME=str(flake8_home)),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as flake8_install:
         installed = project.pre_commit("install-hooks", timeout=INSTALL_TIMEOUT)
         assert installed.returncode == 0, installed.stdout + installed.stderr
-        flake8_output, _ = flake8_install.communicate(timeout=INSTALL_TIMEOUT)
+        flake8_output, _ = processes.finish(flake8_install, INSTALL_TIMEOUT)
         assert flake8_install.returncode == 0, flake8_output
-        try_output, _ = try_repo.communicate(timeout=INSTALL_TIMEOUT)
-    finally:
-        for process in (try_repo, flake8_install):
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        try_output, _ = processes.finish(try_repo, INSTALL_TIMEOUT)
     project.flake8_home = flake8_home
     yield project, subprocess.CompletedProcess(try_repo.args, try_repo.returncode, try_output, "")
 

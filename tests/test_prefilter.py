@@ -308,7 +308,7 @@ def test_the_byte_stage_lets_through_what_the_text_stage_does() -> None:
 
 def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> None:
     """A file given on the command line is pre-filtered before LibCST is imported."""
-    import subprocess
+    import processes
     import sys
 
     from conftest import run_env
@@ -317,11 +317,11 @@ def test_a_named_file_that_cannot_match_does_not_load_the_analysis(tmp_path) -> 
     (tmp_path / "bad.py").write_bytes(b"print('\xff')\n")
     command = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', {}]); "
                "print(code, 'libcst' in sys.modules)")
-    plain = subprocess.run([sys.executable, "-c", command.format("'plain.py'")], cwd=tmp_path, capture_output=True,
-                           text=True, env=run_env(), check=True)
+    plain = processes.run([sys.executable, "-c", command.format("'plain.py'")], cwd=tmp_path, capture_output=True,
+                          text=True, env=run_env(), check=True)
     assert plain.stdout.splitlines()[-1] == "0 False"
-    bad = subprocess.run([sys.executable, "-c", command.format("'bad.py'")], cwd=tmp_path, capture_output=True,
-                         text=True, env=run_env(), check=True)
+    bad = processes.run([sys.executable, "-c", command.format("'bad.py'")], cwd=tmp_path, capture_output=True,
+                        text=True, env=run_env(), check=True)
     assert bad.stdout.splitlines()[-1] == "1 False" and "bad.py: cannot decode" in bad.stderr
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import subprocess
 import sys
 import time
 
 import pytest
+import processes
 from conftest import run_env, tool
 
 from runtime_probe import catalog, cli
@@ -125,7 +125,7 @@ def test_evidence_quotes_the_observations_per_rule(probe):
 def test_default_relative_output_from_a_scratch_folder(tmp_path):
     """`tfproc-lint probe` with its default output folder (probe-report, relative), run from
     another directory: the auto-fixed scenario written there is found and runs ok."""
-    completed = subprocess.run(
+    completed = processes.run(
         [tool("tfproc-lint"), "probe", "--scenarios", "tfp301_session_pool_bad", "--jobs", "2"],
         cwd=tmp_path, env=run_env(), capture_output=True, text=True, timeout=300, check=False)
     out = tmp_path / "probe-report"

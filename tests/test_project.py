@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+import processes
 from conftest import ROOT, run_env
 from expectations import expected
 from tfproc_lint import cache as cache_module, cli
@@ -285,22 +285,22 @@ def test_summaries_persist_and_go_stale_with_the_files_they_read(tmp_path: Path,
 def test_flake8_plugin_reads_the_project(tmp_path: Path) -> None:
     directory = tmp_path / "imported_worker"  # a copy: the plugin keeps summaries in the current folder's cache
     shutil.copytree(ROOT / "fixtures" / "projects" / "imported_worker", directory)
-    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "run_jobs.py"], cwd=directory,
-                            capture_output=True, text=True, env=run_env(), timeout=120)
+    result = processes.run([sys.executable, "-m", "flake8", "--select", "TFP", "run_jobs.py"], cwd=directory,
+                           capture_output=True, text=True, env=run_env(), timeout=120)
     assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
 
 
 def test_flake8_plugin_keeps_summaries_in_the_cache_folder(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "fixtures" / "projects" / "worker_loads_per_task", tmp_path / "p")
     command = [sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "score_all.py"]
-    first = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    first = processes.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
     stored = list((tmp_path / "p" / ".tfproc_lint_cache").glob("*/summaries/*.json"))
     assert "TFP301" in first.stdout and stored, first.stdout + first.stderr
     # run from the folder above: the cache folder is the current folder's, not one per sub-project
-    above = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "p/score_all.py"],
-                           cwd=tmp_path, capture_output=True, text=True, env=run_env(), timeout=120)
+    above = processes.run([sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "p/score_all.py"],
+                          cwd=tmp_path, capture_output=True, text=True, env=run_env(), timeout=120)
     assert "TFP301" in above.stdout and list(tmp_path.glob(".tfproc_lint_cache/*/summaries/*.json"))
-    again = subprocess.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
+    again = processes.run(command, cwd=tmp_path / "p", capture_output=True, text=True, env=run_env(), timeout=120)
     assert again.stdout == first.stdout
 
 
@@ -342,6 +342,6 @@ def test_a_tree_without_a_project_marker_is_checked_file_by_file(tmp_path: Path)
 
 def test_python_dash_m_runs_the_command_line() -> None:
     directory = ROOT / "fixtures" / "projects" / "late_env_after_imported_query"
-    result = subprocess.run([sys.executable, "-m", "tfproc_lint", "check", "train.py", "--no-cache"], cwd=directory,
-                            capture_output=True, text=True, env=run_env(), timeout=120)
+    result = processes.run([sys.executable, "-m", "tfproc_lint", "check", "train.py", "--no-cache"], cwd=directory,
+                           capture_output=True, text=True, env=run_env(), timeout=120)
     assert result.returncode == 1 and "TFP403" in result.stdout, result.stdout + result.stderr

@@ -112,13 +112,13 @@ def test_every_rule_is_in_the_rule_table() -> None:
 
 def make_dry_run(target: str, venv, *stamps: str) -> str:
     """What `make TARGET` would run (`make -n`) for a virtualenv at `venv` holding `stamps`."""
-    import subprocess
+    import processes
 
     venv.mkdir(exist_ok=True)
     for stamp in stamps:
         (venv / stamp).touch()
-    completed = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=ROOT, capture_output=True, text=True,
-                               timeout=60, check=True)
+    completed = processes.run(["make", "-n", target, f"VENV={venv}"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=60, check=True)
     return completed.stdout
 
 
@@ -138,11 +138,11 @@ def test_make_test_installs_the_probe_engines_and_test_extras_also_after_make_de
 
 
 def test_make_test_fast_installs_the_test_extra_without_tensorflow_in_a_venv_of_its_own(tmp_path) -> None:
-    import subprocess
+    import processes
 
     main, fast = tmp_path / "venv", tmp_path / "fast"
-    commands = subprocess.run(["make", "-n", "test-fast", f"VENV={main}", f"FAST_VENV={fast}"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60, check=True).stdout
+    commands = processes.run(["make", "-n", "test-fast", f"VENV={main}", f"FAST_VENV={fast}"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60, check=True).stdout
     installs = [line for line in commands.splitlines() if " install " in line]
     assert installs and all("-e '.[test]'" in line and str(fast) in line for line in installs), installs
     assert str(main) not in commands and "tensorflow" not in "".join(installs)
@@ -162,7 +162,7 @@ def test_contributing_names_real_make_targets_and_files() -> None:
 
 def test_usage_examples_are_real_output() -> None:
     """The full-format and notebook examples in Usage are what the command prints today."""
-    import subprocess
+    import processes
 
     from conftest import run_env, tool
 
@@ -170,8 +170,8 @@ def test_usage_examples_are_real_output() -> None:
     for args in (["fixtures/lint/mixed/bad_keras_fork_context_partial.py", "--format", "full", "--select", "TFP201",
                   "-q", "--config", "setup.cfg"],
                  ["fixtures/lint/TFP204/bad_spawn_pool_cell_worker.ipynb"]):
-        output = subprocess.run([tool("tfproc-lint"), "check", *args], cwd=ROOT, env=run_env(), capture_output=True,
-                                text=True, check=False, timeout=120).stdout
+        output = processes.run([tool("tfproc-lint"), "check", *args], cwd=ROOT, env=run_env(), capture_output=True,
+                               text=True, check=False, timeout=120).stdout
         assert output.strip() and output.strip() in usage, output
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import hypothesmith
 import libcst
 import pytest
+import processes
 from conftest import ROOT, run_env, tool
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -48,8 +49,8 @@ def needs_corpus(test):
 
 
 def check(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", *args], cwd=cwd, capture_output=True, text=True,
-                          env=run_env(), check=False, timeout=timeout)
+    return processes.run([tool("tfproc-lint"), "check", *args], cwd=cwd, capture_output=True, text=True,
+                         env=run_env(), check=False, timeout=timeout)
 
 
 def assert_no_crash(result: subprocess.CompletedProcess) -> None:
@@ -304,7 +305,7 @@ def test_generated_mixes_of_rule_relevant_statements(parts: list[str], wrap: str
 # The benchmark script ----------------------------------------------------------------------------------
 def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     output = tmp_path / "bench.json"
-    result = subprocess.run(
+    result = processes.run(
         [sys.executable, str(ROOT / "benchmarks" / "lint_speed.py"), "--quick",
          "--paths", str(ROOT / "fixtures" / "lint" / "TFP101"), "--json", str(output)],
         cwd=tmp_path, capture_output=True, text=True, env=run_env(), timeout=300, check=False,

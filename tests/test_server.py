@@ -16,6 +16,7 @@ pytest.importorskip("pygls")
 
 from lsprotocol import types  # noqa: E402
 
+import processes  # noqa: E402
 from conftest import ROOT, run_env, tool  # noqa: E402
 from lsp_editor import CAPABILITIES, Editor, apply_workspace_edit, run  # noqa: E402
 from tfproc_lint.server.documents import MAX_CHARACTERS  # noqa: E402
@@ -134,8 +135,8 @@ if __name__ == "__main__":
 
 
 def cli(project: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("tfproc-lint"), "check", "--no-cache", *args], cwd=project, capture_output=True,
-                          text=True, env=run_env(), timeout=120)
+    return processes.run([tool("tfproc-lint"), "check", "--no-cache", *args], cwd=project, capture_output=True,
+                         text=True, env=run_env(), timeout=120)
 
 
 def test_the_editor_offers_the_fixes_check_lists(project):
@@ -458,7 +459,7 @@ def test_fast_edits_publish_only_current_versions(project):
 
 def test_server_without_pygls_says_how_to_install_it():
     hide = "import sys; sys.modules['pygls'] = None; from tfproc_lint.cli import main; sys.exit(main(['server']))"
-    result = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, env=run_env(), timeout=120)
+    result = processes.run([sys.executable, "-c", hide], capture_output=True, text=True, env=run_env(), timeout=120)
     assert result.returncode == 2
     assert "pip install 'pygls>=2,<3' 'lsprotocol>=2025'" in result.stderr  # the server extra; no release yet
 

@@ -4,11 +4,11 @@ the findings and fixes of a notebook's cells."""
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 
 import pytest
 
+import processes
 from conftest import run_env, tool
 from tfproc_lint.config import Config
 from tfproc_lint.server import documents
@@ -102,8 +102,8 @@ def test_a_notebooks_findings_and_fixes_are_what_check_lists(tmp_path):
             "tf.config.threading.set_intra_op_parallelism_threads(2)\n")
     path = notebooks.write(tmp_path / "job.ipynb", text)
     command = [tool("tfproc-lint"), "check", "--no-cache"]
-    listed = json.loads(subprocess.run([*command, "--format", "json", path.name], cwd=tmp_path, capture_output=True,
-                                       text=True, env=run_env(), timeout=120).stdout)["findings"]
+    listed = json.loads(processes.run([*command, "--format", "json", path.name], cwd=tmp_path, capture_output=True,
+                                      text=True, env=run_env(), timeout=120).stdout)["findings"]
     cells = json.loads(path.read_text())["cells"]
     snapshot = documents.Snapshot(path.as_uri(), path.name, 1, notebook=True, cells=tuple(
         documents.Cell(f"cell{number}", number, "".join(cell["source"]), 1)
@@ -116,7 +116,7 @@ def test_a_notebooks_findings_and_fixes_are_what_check_lists(tmp_path):
     assert located[1].diagnostic.fix.edits is None  # it applies only after the first fix
     change, others = documents.fix_after_others(snapshot, Config(), program, located[1])
     assert [d.line for d in others] == [located[0].diagnostic.line]
-    subprocess.run([*command, "--fix", path.name], cwd=tmp_path, env=run_env(), timeout=120, capture_output=True)
+    processes.run([*command, "--fix", path.name], cwd=tmp_path, env=run_env(), timeout=120, capture_output=True)
     fixed = {f"cell{number}": "".join(cell["source"]) for number, cell in enumerate(
         json.loads(path.read_text())["cells"], start=1)}
     assert {uri: after for uri, (_before, after) in change.items()} == {

@@ -8,12 +8,12 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+import processes
 from conftest import ROOT
 
 # https://www.apache.org/licenses/LICENSE-2.0.txt byte for byte (the file absl-py and tornado ship).
@@ -22,8 +22,8 @@ APACHE_2_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523
 
 def copy_tree(destination: Path) -> None:
     """This working tree's files as git sees them (not the ignored ones), links copied as links."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True)
+    listed = processes.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                           capture_output=True, check=True)
     for name in filter(None, listed.stdout.decode().split("\0")):
         source = ROOT / name
         if source.is_symlink() or source.is_file():
@@ -33,9 +33,9 @@ def copy_tree(destination: Path) -> None:
 
 def pip_wheel(requirement: str, destination: Path) -> Path:
     """`pip wheel` offline, with the installed setuptools and wheel (the test extra)."""
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                            "--disable-pip-version-check", "-q", "-w", str(destination), requirement],
-                           capture_output=True, text=True, timeout=300, check=False)
+    built = processes.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                           "--disable-pip-version-check", "-q", "-w", str(destination), requirement],
+                          capture_output=True, text=True, timeout=300, check=False)
     assert built.returncode == 0, built.stdout + built.stderr
     (found,) = destination.glob("tfproc_lint-*.whl")
     return found
@@ -83,8 +83,8 @@ def test_explain_from_the_wheel_prints_the_repositorys_pages_evidence_included(w
         print(json.dumps(pages))
         """
     env = dict(os.environ, PYTHONPATH=str(site))
-    completed = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
-                               text=True, timeout=120, check=False)
+    completed = processes.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120, check=False)
     assert completed.returncode == 0, completed.stderr
     pages = json.loads(completed.stdout)
     assert Path(pages.pop("module")).is_relative_to(site)  # the wheel's code, not this checkout's
@@ -125,9 +125,9 @@ def test_the_readmes_git_url_form_installs_a_commit_of_a_clone(tmp_path) -> None
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t",
                GIT_COMMITTER_EMAIL="t@example.invalid", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
-        subprocess.run(["git", *command], cwd=clone, env=env, check=True, capture_output=True)
-    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True,
-                         text=True).stdout.strip()
+        processes.run(["git", *command], cwd=clone, env=env, check=True, capture_output=True)
+    sha = processes.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True, capture_output=True,
+                        text=True).stdout.strip()
     (clone / "setup.cfg").write_text("not the commit\n", encoding="utf-8")  # pip must build the commit, not the files
     built = pip_wheel(requirement.replace("/path/to/tfproc-lint", clone.as_posix()).replace("COMMIT_SHA", sha),
                       tmp_path / "dist")
