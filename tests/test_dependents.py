@@ -5,11 +5,11 @@ through the real pre-commit: tests/test_precommit.py."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
+import processes
 from conftest import tool
 from tfproc_lint.config import COMMAND_LINE, Configs
 from tfproc_lint.dependents import find_dependents
@@ -113,8 +113,8 @@ def test_a_file_in_no_project_has_no_dependents(tmp_path, monkeypatch) -> None:
 def check(*args: str) -> tuple[int, str, str]:
     """The command, in a process of its own as a user (or pre-commit) runs it: the project layer
     keeps what it read of each module for the life of its process."""
-    done = subprocess.run([tool("tfproc-lint"), "check", "--no-cache", *args], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = processes.run([tool("tfproc-lint"), "check", "--no-cache", *args], capture_output=True, text=True,
+                         timeout=120, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -126,7 +126,8 @@ def test_check_reports_a_dependents_findings(shop) -> None:
     code, out, err = check("--with-dependents", "shop/registry.py")
     assert code == 1
     assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [["scripts/nightly.py:14:10:", "TFP201"]]
-    assert "imports shop.registry, whose import loads a Keras model" in out
+    assert "imports shop.registry, whose import calls models.load() (shop/registry.py:10)" in out
+    assert "which loads a Keras model (shop/models.py:5)" in out
     assert "findings in 1 file that import the given files (--with-dependents): scripts/nightly.py" in err
     assert check("--with-dependents", "shop/labels.py")[0] == 0  # the near miss
 

@@ -7,13 +7,13 @@ fails (alarm.deferred_call) and raises it chained to Dask's."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
 
+import processes
 from conftest import run_env
 from tfproc_lint.guard import alarm, errors
 
@@ -113,8 +113,8 @@ def test_a_module_level_dask_cluster_fails_with_tfp202_once_dask_itself_fails(tm
         {start}
         print("started")
     """), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(script)], cwd=tmp_path, env=run_env(),
-                          capture_output=True, text=True, timeout=240, start_new_session=True)
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard", str(script)], cwd=tmp_path, env=run_env(),
+                         capture_output=True, text=True, timeout=240)
     assert proc.returncode == 1, proc.stderr[-3000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("tfproc_lint.guard.errors.WorkerBootstrapError: TFP202: spawned worker process"), last

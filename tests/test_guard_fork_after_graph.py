@@ -15,12 +15,12 @@ runs it) unwarned, and a child that runs only numpy is not warned.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 
 import pytest
 
+import processes
 from conftest import run_env
 
 pytestmark = pytest.mark.tensorflow
@@ -81,8 +81,8 @@ def test_a_child_forked_after_graph_building_is_warned_before_its_session(tmp_pa
     script.write_text(textwrap.dedent(PROGRAM), encoding="utf-8")
     env = run_env()
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", str(script)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, start_new_session=True)
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard", str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     # early: made its session unwarned (3); late: stopped at the warning (0); numpy: done (0)
     assert 'exits: {"early": 3, "late": 0, "numpy": 0}' in proc.stdout, proc.stdout + proc.stderr[-3000:]

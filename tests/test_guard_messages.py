@@ -6,7 +6,6 @@ warning (TFPROC_GUARD_WARN, `python -m tfproc_lint.guard --warn`)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 import types
@@ -14,6 +13,7 @@ import warnings
 
 import pytest
 
+import processes
 from conftest import run_env
 from tfproc_lint.guard import costs, crossing, errors, objects, state, tfhooks
 
@@ -177,13 +177,13 @@ def test_the_warn_flag_sets_the_variable_for_the_program_and_its_workers(tmp_pat
     env = run_env()
     env.pop(state.WARN_ENV, None)
     command = [sys.executable, "-m", "tfproc_lint.guard"]
-    warned = subprocess.run([*command, "--warn", str(script), "--warn"], cwd=tmp_path, env=env, capture_output=True,
-                            text=True, timeout=120, start_new_session=True)
-    plain = subprocess.run([*command, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=120, start_new_session=True)
+    warned = processes.run([*command, "--warn", str(script), "--warn"], cwd=tmp_path, env=env, capture_output=True,
+                           text=True, timeout=120)
+    plain = processes.run([*command, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
     assert warned.stdout.strip() == "['--warn'] 1", warned.stderr  # the script's own --warn is its argument
     assert plain.stdout.strip() == "[] None", plain.stderr
-    helped = subprocess.run([*command, "--help"], env=env, capture_output=True, text=True, timeout=120)
+    helped = processes.run([*command, "--help"], env=env, capture_output=True, text=True, timeout=120)
     assert "--warn" in helped.stdout and "TFPROC_GUARD_WARN=1" in helped.stdout
 
 
@@ -232,8 +232,8 @@ def test_the_real_classes_are_named_by_their_kind(tmp_path):
     pytest.importorskip("tensorflow")
     env = run_env()
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(REAL_KINDS)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, start_new_session=True)
+    proc = processes.run([sys.executable, "-c", textwrap.dedent(REAL_KINDS)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     kinds = {name: tuple(kind) for name, kind in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
     assert kinds == {
@@ -283,8 +283,8 @@ def test_with_warn_a_small_op_in_a_forked_child_warns_and_runs(tmp_path):
     script.write_text(WARN_FORK, encoding="utf-8")
     env = run_env()
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    proc = subprocess.run([sys.executable, "-m", "tfproc_lint.guard", "--warn", str(script)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300, start_new_session=True)
+    proc = processes.run([sys.executable, "-m", "tfproc_lint.guard", "--warn", str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "child: 5.0" in proc.stdout and "exit code: 0" in proc.stdout
     warned = [line for line in proc.stderr.splitlines() if "GuardWarning" in line]

@@ -305,19 +305,6 @@ if __name__ == "__main__":
 NIGHTLY_FINDING = "scripts/nightly.py:14:10: TFP201"
 
 
-def run_group(args: list[str], cwd: Path, env: dict, timeout: int) -> subprocess.CompletedProcess:
-    """Run a command in a session of its own; it and whatever it started are killed if it overruns."""
-    process = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, 9)
-            process.wait()
-    return subprocess.CompletedProcess(args, process.returncode, output, "")
-
-
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
     """A hook repository (this tree's snapshot) and a user's project whose script imports a module."""
@@ -338,8 +325,8 @@ def shop(tmp_path_factory):
     def try_repo(hook: str, timeout: int = INSTALL_TIMEOUT) -> subprocess.CompletedProcess:
         """`pre-commit try-repo` of the hook on the staged files, as a user tries it before adding it."""
         env = dict(git_env(), PRE_COMMIT_HOME=str(base / "pre-commit-home"))
-        return run_group([tool("pre-commit"), "try-repo", str(hooks_repo), hook, "--color", "never"], project, env,
-                         timeout)
+        return processes.run([tool("pre-commit"), "try-repo", str(hooks_repo), hook, "--color", "never"], cwd=project,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
 
     yield project, try_repo
 

@@ -514,7 +514,8 @@ def test_an_open_script_follows_unsaved_edits_of_a_module_it_imports(project):
             await codes_after(editor, uri, before, ["TFP201"])
             assert registry.read_text() == REGISTRY
             [finding] = [p for p in editor.published[before:] if p.uri == uri][-1].diagnostics
-            assert "imports shop.registry, whose import loads a Keras model" in finding.message
+            assert "imports shop.registry, whose import calls models.load()" in finding.message
+            assert "which loads a Keras model (shop/models.py:5)" in finding.message
             before = len(editor.published)
             editor.change(module, REGISTRY)  # undone, still not saved
             await codes_after(editor, uri, before, [])
