@@ -353,7 +353,7 @@ HEADLINE = ("loaded", "graph")  # the set and condition that TFP201's message an
 def rate_text(doc: dict) -> str:
     """What TFP201's finding and the guard's warning say of the measured rate (tests/test_fork_hazard.py)."""
     figures = next(s for s in doc["sets"] if s["label"] == HEADLINE[0])["conditions"][HEADLINE[1]]
-    return f"{figures['hangs']} of {figures['runs']} runs hung here under load"
+    return f"measured: {figures['hangs']} of {figures['runs']} runs hung under load"
 
 
 def table(doc: dict) -> str:

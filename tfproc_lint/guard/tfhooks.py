@@ -33,7 +33,7 @@ EXECUTORS = ("TFE_Py_FastPathExecute", "TFE_Py_Execute", "TFE_Py_ExecuteCancelab
 SESSION_RUNS = ("_call_tf_sessionrun", "_call_tf_sessionprun")
 OPS = "tensorflow.python.framework.ops"
 # How often a fork after graph building hung (docs/probe/fork-hazard.md; the same as the linter's TFP201).
-GRAPH_FORK_RATE = "1 of 83 runs hung here under load"
+GRAPH_FORK_RATE = "measured: 1 of 83 runs hung under load"
 
 _patched = False
 _let_run = False  # TFPROC_GUARD_WARN: this forked child warned once and now runs its ops

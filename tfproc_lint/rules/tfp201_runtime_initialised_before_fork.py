@@ -12,7 +12,7 @@ from tfproc_lint.rules.base import Example, Report, Rule
 
 
 # Measured by runtime_probe/fork_hazard.py (docs/probe/fork-hazard.md; tests/test_fork_hazard.py checks it).
-GRAPH_FORK_RATE = "1 of 83 runs hung here under load"
+GRAPH_FORK_RATE = "measured: 1 of 83 runs hung under load"
 
 
 class RuntimeInitialisedBeforeFork(Rule):
