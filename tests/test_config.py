@@ -928,10 +928,10 @@ def test_the_plain_lower_bound_reads_as_packaging_reads_it(specifier) -> None:
 
 # Imported only by the runs that need them: packaging (a requires-python other than `>=3.X`), LibCST and
 # the engine (a file that passes the pre-filter), the cache, the fix loop, the other output formats,
-# worker processes (32 files or more).
+# worker processes (32 files or more), shutil (argparse asks the terminal width for help only: cli._HelpFormatter).
 NOT_AT_START = ("packaging", "libcst", "tfproc_lint.engine", "tfproc_lint.fixing", "tfproc_lint.cache",
                 "tfproc_lint.project", "tfproc_lint.output.json_format", "tfproc_lint.output.sarif",
-                "tfproc_lint.output.full", "multiprocessing", "concurrent.futures", "hashlib", "json")
+                "tfproc_lint.output.full", "multiprocessing", "concurrent.futures", "hashlib", "json", "shutil")
 
 
 def test_a_check_of_a_plain_file_imports_only_what_it_uses(project) -> None:
