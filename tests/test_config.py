@@ -946,3 +946,16 @@ def test_a_check_of_a_plain_file_imports_only_what_it_uses(project) -> None:
     completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
                                text=True, timeout=60, check=False)
     assert completed.stdout.splitlines()[-1] == "0 []", completed.stdout + completed.stderr
+
+
+def test_a_check_that_lints_imports_no_writer(project) -> None:
+    """A check that lints a file (and checks its fix) writes nothing: the fix loop's atomic writer
+    (tempfile, with shutil, random and the compression modules) is imported only to write, and
+    no other output format than the one asked for."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    unused = ("tempfile", "tfproc_lint.output.json_format", "tfproc_lint.output.sarif", "tfproc_lint.output.full")
+    script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', 'app.py']); "
+              f"print(code, 'libcst' in sys.modules, [name for name in {unused!r} if name in sys.modules])")
+    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                               text=True, timeout=60, check=False)
+    assert completed.stdout.splitlines()[-1] == "1 True []", completed.stdout + completed.stderr
