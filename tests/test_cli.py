@@ -133,3 +133,24 @@ def test_a_file_reached_by_several_paths_is_checked_once(tmp_path, monkeypatch) 
     files, errors = collect_files(["pkg", "pkg/sub/../sub", "alias", "pkg/a.py", "other.py"], Config())
     assert not errors
     assert [f.display for f in files] == ["pkg/a.py", "pkg/sub/a.py", "pkg/sub/b.py", "other.py"]
+
+
+@pytest.mark.parametrize("columns", ["30", "80", "200"])
+def test_help_and_usage_read_as_with_argparses_own_formatter(monkeypatch, columns) -> None:
+    """cli._HelpFormatter asks the terminal's width only when it formats (it saves the import of
+    shutil at start, tests/test_config.py); what it prints is HelpFormatter's, at any width."""
+    import argparse
+
+    from tfproc_lint import cli
+
+    monkeypatch.setenv("COLUMNS", columns)
+
+    def texts() -> list[str]:
+        parser = cli.build_parser()
+        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        return [p.format_help() + p.format_usage() for p in [parser, *subparsers.values()]]
+
+    ours = texts()
+    monkeypatch.setattr(cli, "_HelpFormatter", argparse.HelpFormatter)
+    assert ours == texts()
+    assert len(ours) == 6 and all("usage: tfproc-lint" in text for text in ours)

@@ -910,3 +910,62 @@ def test_the_documented_unknown_option_error_is_the_real_one(project, capsys) ->
     write(project / "setup.cfg", "[tfproc_lint]\ntarget-pyhton = 3.11\n")
     code, out, err = lint(capsys, ".")
     assert code == 2 and err.strip() == documented
+
+
+# Start-up: what a check that parses nothing imports ---------------------------------------------------
+@pytest.mark.parametrize("specifier", [
+    ">=3.10", ">= 3.9", " >=3.8 ", ">=3.10.2", ">=3.10.99", ">=3.10.100", ">=3.10,<4", ">=3.11, <4.0", ">=3.9,<4.0.0",
+    ">=3.29", ">=3.30", ">=3.35", ">=3.010", ">=3.10.01", ">=3.7.0", ">=3.10,<3.12", ">=3.10.*", ">=3.10rc1",
+    ">=3", ">=2.7", "~=3.10", "==3.10.*", ">3.9", ">=3.10,!=3.10.2", ">=v3.10", "<4,>=3.10",
+])
+def test_the_plain_lower_bound_reads_as_packaging_reads_it(specifier) -> None:
+    """`lowest_python` answers `>=3.X` without importing packaging: the same answer (or error) as
+    the SpecifierSet loop for every specifier, those it reads itself and those it leaves to it."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from tfproc_lint.config import lowest_python
+
+    try:
+        spec = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        with pytest.raises(ConfigError):
+            lowest_python(specifier, "here")
+        return
+    expected = next(((3, minor) for minor in range(30) if spec.contains(f"3.{minor}.99", prereleases=True)
+                     or spec.contains(f"3.{minor}", prereleases=True)), None)
+    assert lowest_python(specifier, "here") == expected
+
+
+# Imported only by the runs that need them: packaging (a requires-python other than `>=3.X`), LibCST and
+# the engine (a file that passes the pre-filter), the cache, the fix loop, the other output formats,
+# worker processes (32 files or more), shutil (argparse asks the terminal width for help only: cli._HelpFormatter).
+NOT_AT_START = ("packaging", "libcst", "tfproc_lint.engine", "tfproc_lint.fixing", "tfproc_lint.cache",
+                "tfproc_lint.project", "tfproc_lint.output.json_format", "tfproc_lint.output.sarif",
+                "tfproc_lint.output.full", "multiprocessing", "concurrent.futures", "hashlib", "json", "shutil")
+
+
+def test_a_check_of_a_plain_file_imports_only_what_it_uses(project) -> None:
+    """A project with `python_requires = >=3.10` in setup.cfg and a pyproject.toml, and one file that
+    names neither TensorFlow nor processes: what a pre-commit hook runs on most files. None of
+    NOT_AT_START is imported (each was measured at 5-50% of this run's start)."""
+    write(project / "setup.cfg", "[metadata]\nname = app\n\n[options]\npython_requires = >=3.10\n")
+    write(project / "pyproject.toml", '[build-system]\nrequires = ["setuptools"]\n')
+    write(project / "plain.py", "import csv\n\nprint(csv.QUOTE_ALL)\n")
+    script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', 'plain.py']); "
+              f"print(code, [name for name in {NOT_AT_START!r} if name in sys.modules])")
+    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                               text=True, timeout=60, check=False)
+    assert completed.stdout.splitlines()[-1] == "0 []", completed.stdout + completed.stderr
+
+
+def test_a_check_that_lints_imports_no_writer(project) -> None:
+    """A check that lints a file (and checks its fix) writes nothing: the fix loop's atomic writer
+    (tempfile, with shutil, random and the compression modules) is imported only to write, and
+    no other output format than the one asked for."""
+    shutil.copy(TFP201_BAD, project / "app.py")
+    unused = ("tempfile", "tfproc_lint.output.json_format", "tfproc_lint.output.sarif", "tfproc_lint.output.full")
+    script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', 'app.py']); "
+              f"print(code, 'libcst' in sys.modules, [name for name in {unused!r} if name in sys.modules])")
+    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                               text=True, timeout=60, check=False)
+    assert completed.stdout.splitlines()[-1] == "1 True []", completed.stdout + completed.stderr

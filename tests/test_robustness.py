@@ -332,3 +332,24 @@ def test_worker_processes_give_the_same_results_as_one_process(monkeypatch) -> N
     assert results == expected
     assert sum(len(r.diagnostics) for r in results) > 50
     assert len(progress) == len(files)  # once per file, whichever kind of task finished it
+
+
+def test_screening_chunks_hold_a_share_of_the_bytes_not_only_of_the_files(tmp_path) -> None:
+    """Largest files first, every file once; a chunk holds at most 1/(8 jobs) of the files and, past
+    its first file, about 1/(16 jobs) of the bytes. Chunks of 1/(8 jobs) of the files alone put half
+    of TensorFlow + Keras's bytes in the first one, and the candidates among its files (the longest
+    lint) waited for all of it on one worker."""
+    sizes = [400_000, 300_000, 200_000, 100_000] + [5_000] * 60 + [100] * 200
+    for number, size in enumerate(sizes):
+        (tmp_path / f"m{number:03}.py").write_bytes(b"#" * size)
+    files, _ = collect_files([str(tmp_path)], Config())
+    jobs = 2
+    chunks = batch._chunks(files, jobs)
+    order = [index for chunk in chunks for index in chunk]
+    assert sorted(order) == list(range(len(files)))
+    held = [[files[i].path.stat().st_size for i in chunk] for chunk in chunks]
+    assert [size for chunk in held for size in chunk] == sorted(sizes, reverse=True)
+    budget = sum(sizes) / (jobs * 16)
+    assert all(len(chunk) <= len(files) // (jobs * 8) and (len(chunk) == 1 or sum(chunk) <= budget)
+               for chunk in held)
+    assert held[:4] == [[400_000], [300_000], [200_000], [100_000]]

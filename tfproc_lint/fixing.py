@@ -8,7 +8,6 @@ and permissions, and a file that cannot be fixed is left byte-identical.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -293,6 +292,8 @@ def fix_notebook_file(path: Path, config: Config = DEFAULT_CONFIG, unsafe: bool 
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, keep its permissions, then rename over it."""
+    import tempfile  # here: a check (each worker that lints imports this module) writes nothing
+
     target = Path(os.path.realpath(path))
     mode = target.stat().st_mode
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
