@@ -953,8 +953,8 @@ def test_a_check_of_a_plain_file_imports_only_what_it_uses(project) -> None:
     write(project / "plain.py", "import csv\n\nprint(csv.QUOTE_ALL)\n")
     script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', 'plain.py']); "
               f"print(code, [name for name in {NOT_AT_START!r} if name in sys.modules])")
-    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
-                               text=True, timeout=60, check=False)
+    completed = processes.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                              text=True, timeout=60, check=False)
     assert completed.stdout.splitlines()[-1] == "0 []", completed.stdout + completed.stderr
 
 
@@ -966,6 +966,6 @@ def test_a_check_that_lints_imports_no_writer(project) -> None:
     unused = ("tempfile", "tfproc_lint.output.json_format", "tfproc_lint.output.sarif", "tfproc_lint.output.full")
     script = ("import sys; from tfproc_lint.cli import main; code = main(['check', '--no-cache', 'app.py']); "
               f"print(code, 'libcst' in sys.modules, [name for name in {unused!r} if name in sys.modules])")
-    completed = subprocess.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
-                               text=True, timeout=60, check=False)
+    completed = processes.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
+                              text=True, timeout=60, check=False)
     assert completed.stdout.splitlines()[-1] == "1 True []", completed.stdout + completed.stderr

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -154,3 +155,19 @@ def test_kill_group_ends_a_server_another_library_started():
     processes.kill_group(psutil.Process(server.pid))
     assert server.wait(timeout=30) == -9 and not _alive(child)
     server.stdout.close()
+
+
+def test_every_test_runs_its_programs_through_the_harness():
+    """No test calls subprocess directly (a program it starts could hang the suite or outlive it)."""
+    import ast
+
+    direct = []
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name in ("processes.py", "test_processes.py"):  # the harness, and its tests against raw processes
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "subprocess"
+                    and node.func.attr in ("run", "Popen", "call", "check_call", "check_output")):
+                direct.append(f"{path.name}:{node.lineno}")
+    assert direct == [], direct
