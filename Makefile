@@ -14,7 +14,7 @@ FAST_TESTS := not tensorflow and not kernel and not precommit and not probe
 .PHONY: setup dev demo test test-fast probe benchmark docs lint clean
 
 # Everything: the linter, the runtime probe (TensorFlow) and the test tools (about 2.8 GB, measured with du -sh .venv).
-# `make test` runs in about 11 minutes on 2 cores, about 13 with this install (README, Quick start).
+# `make test` runs in about 14 minutes on 2 cores, about 16 with this install (README, Quick start).
 setup: $(VENV)/.all-installed
 dev: setup
 
