@@ -130,14 +130,8 @@ class Project:
         """(file, method, line) of the project's scripts (an `if __name__ == "__main__":` block) that
         call set_start_method with one literal method; "unknown" when it is not one literal."""
         if self._entry_points is None:
-            found = []
-            files, _ = collect_files([str(self.layout.root)], self.config)
-            for source_file in files[:MAX_SCANNED_FILES]:
-                if source_file.path.suffix == ".py":
-                    entry = _entry_point(Path(os.path.abspath(source_file.path)))
-                    if entry is not None:
-                        found.append(entry)
-            self._entry_points = found
+            entries = (_entry_point(file) for file in self._python_files())  # the same walk as importers'
+            self._entry_points = [entry for entry in entries if entry is not None]
         return self._entry_points
 
     def forget(self, paths, moved: bool = True) -> None:
