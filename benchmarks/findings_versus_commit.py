@@ -14,6 +14,7 @@ wording change. Exit status: 0 same findings and fixes, 1 a finding or a fix dif
 
     .venv/bin/python benchmarks/findings_versus_commit.py 912a59c
     .venv/bin/python benchmarks/findings_versus_commit.py 912a59c --json /tmp/same.json
+    .venv/bin/python benchmarks/findings_versus_commit.py 912a59c --only fixes   # the fix runs only
 """
 
 from __future__ import annotations
@@ -79,9 +80,11 @@ def _relative(text: str, tree: str) -> str:
     return text.replace(tree.rstrip("/") + "/", "")
 
 
-def compare(earlier: str, later: str) -> dict:
+def compare(earlier: str, later: str, only: str = "") -> dict:
     report: dict = {"runs": [], "findings_differ": 0, "wording_changed": 0, "fixes_differ": 0, "failed": 0}
     for run in runs():
+        if only not in run.name:
+            continue
         outcome: dict = {"run": run.name}
         results = {side: _lint(tree, run) for side, tree in (("before", earlier), ("after", later))}
         codes = {side: result[0] for side, result in results.items()}
@@ -90,8 +93,8 @@ def compare(earlier: str, later: str) -> dict:
             outcome["error"] = {side: results[side][2][-2000:] for side in results}
             report["failed"] += 1
         elif run.diff:
-            before, after = (_relative(results[side][1], tree) for side, tree in (("before", earlier),
-                                                                                   ("after", later)))
+            before = _relative(results["before"][1], earlier)
+            after = _relative(results["after"][1], later)
             outcome["same_fixes"] = before == after
             if before != after:
                 report["fixes_differ"] += 1
@@ -130,11 +133,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("commit", help="the earlier commit (anything git rev-parse accepts)")
     parser.add_argument("--json", help="write the whole comparison (every differing finding) to this file")
+    parser.add_argument("--only", default="", help="only the runs whose name contains this (e.g. fixes, TFP3, all])")
     args = parser.parse_args()
     earlier = tempfile.mkdtemp(prefix="findings_versus_")
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", earlier, args.commit], check=True)
     try:
-        report = compare(earlier, str(ROOT))
+        report = compare(earlier, str(ROOT), args.only)
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", earlier], check=False)
         shutil.rmtree(earlier, ignore_errors=True)
