@@ -105,6 +105,18 @@ def test_masked_cells_parse_and_keep_their_lines(source) -> None:
         assert after == before or number in {m.line for m in masked.masks}
 
 
+@pytest.mark.parametrize("source", [
+    "%%writefile tokens.py\nimport os\n\ndef f(x):\n    return x",  # the last masked line has no line end
+    "%%bash\necho hi",
+    "x = 1\n!ls",
+    "!ls",
+])
+def test_a_cell_comes_back_as_written(source) -> None:
+    """What --diff and --fix compare with: a cell whose last masked line had no line end once
+    raised IndexError (`check --diff` on fixtures/lint/TFP204/good_spawn_pool_cell_worker.ipynb)."""
+    assert program_of([(1, source)]).sources() == {1: source}
+
+
 def test_python_cell_magics_keep_their_body_and_line_magics_their_statement() -> None:
     masked = mask_cell("%%time\nmodel.fit(x)\n%time model.predict(x)")
     assert masked.text.splitlines()[1] == "model.fit(x)"

@@ -173,6 +173,7 @@ def _edit_cell(cell: Cell, edits: list[Edit]) -> Cell:
 def _restore(cell: Cell) -> str:
     lines = split_lines(cell.text)
     for mask in cell.masks:
+        lines += [""] * (mask.line + 1 - len(lines))  # a masked last line without a line end leaves no line
         ending = lines[mask.line][len(lines[mask.line].rstrip("\r\n")):]
         lines[mask.line] = mask.original + ending
     text = "".join(lines)
