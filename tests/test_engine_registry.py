@@ -10,9 +10,10 @@ import types
 
 import pytest
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import engines
 from tfproc_lint.analysis.engines import registry
 from tfproc_lint.analysis.engines.routes import EngineRoutes
+from tfproc_lint.knowledge import engines as knowledge
 
 # member -> what it must be, and for functions the parameters the dispatcher passes.
 INTERFACE = {
@@ -82,8 +83,8 @@ def test_the_engine_knowledge_names_registered_engines_only() -> None:
     """Every engine object type, error wording and package in api.py belongs to a registered engine,
     so the dispatcher finds a module for each."""
     names = set(registry.BY_NAME)
-    types_ = {*api.ENGINE_FACTORIES.values(), *(kind for kind, _ in api.ENGINE_SENDS),
-              *(kind for kind, _ in api.ENGINE_TASK_METHODS)}
+    types_ = {*knowledge.ENGINE_FACTORIES.values(), *(kind for kind, _ in knowledge.ENGINE_SENDS),
+              *(kind for kind, _ in knowledge.ENGINE_TASK_METHODS)}
     assert {kind.split(".")[0] for kind in types_} <= names
-    assert set(api.ENGINE_PACKAGES.values()) == names
-    assert set(api.ENGINE_SERIALIZATION_ERRORS) == set(api.ENGINE_CAPTURE_ERRORS) == names
+    assert set(knowledge.ENGINE_PACKAGES.values()) == names
+    assert set(knowledge.ENGINE_SERIALIZATION_ERRORS) == set(knowledge.ENGINE_CAPTURE_ERRORS) == names

@@ -12,7 +12,7 @@ import libcst as cst
 from tfproc_lint.analysis import api, engine_models, engine_objects, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import argument
+from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
@@ -320,7 +320,7 @@ class RowAtATimeInference(Rule):
     def _check_engine_task(self, crossing, analysis):
         """An engine task run per item on one row, per partition or batch with a loop that runs the
         model on one row at a time, or submitted once per item of a loop on one row."""
-        tasks = crossing.owner.extra.get("tasks")
+        tasks = crossing.owner.task.grain
         if tasks not in ENGINE_TASKS or (tasks == api.ENGINE_ONE_TASKS and not analysis.loops_around(crossing.call)):
             return
         worker = engines.task_worker(analysis, crossing)
@@ -354,7 +354,7 @@ class RowAtATimeInference(Rule):
     def _check_actor_method(self, crossing, analysis):
         """A Ray actor method called once per item of a loop (`[actor.score.remote(row) for row in
         rows]`): the crossing has no callable, the method is the actor class's."""
-        if crossing.owner.extra.get("method") != "actor method" or not analysis.loops_around(crossing.call):
+        if crossing.owner.task.call is not TaskCall.ACTOR_METHOD or not analysis.loops_around(crossing.call):
             return
         function = engine_models.actor_method(analysis, crossing)
         if function is None:

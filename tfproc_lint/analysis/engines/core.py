@@ -2,9 +2,9 @@
 one (which engine, the function its workers run, whether it runs many times).
 
 An engine crossing's owner has kind `Kind.ENGINE` (never a pool owner: the start-method rules do
-not apply), `pickled=Pickling.ALWAYS`, and in `extra` the engine ("ray", "dask", "spark"), how many
-times the callable runs ("one", "per-item", "per-row", "per-batch", "per-partition",
-"per-worker"), the method and the engine's own details (for Ray, the `num_gpus` node).
+not apply), `pickled=Pickling.ALWAYS`, the cloudpickle pickler, and its `task` (values.EngineTask):
+the engine ("ray", "dask", "spark"), how many times the callable runs (TaskGrain), what the call
+does (TaskCall) and the engine's own details (for Ray, the `num_gpus` node).
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import libcst as cst
 from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.routes import Crossing, Route, RouteKind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
-from tfproc_lint.analysis.values import Value
+from tfproc_lint.analysis.values import EngineTask, Pickler, TaskCall, Value
 from tfproc_lint.analysis.walk import calls_in, iter_tree, returns_in
 from tfproc_lint.analysis.workers import Worker, WorkerKind
+from tfproc_lint.knowledge.engines import TaskGrain
 
 MAX_DEPTH = 8
 
@@ -25,9 +26,15 @@ def route(label: str, method: str = "") -> Route:
     return Route(RouteKind.ENGINE, method, label=label)
 
 
-def owner(engine: str, call: cst.Call, tasks: str, method: str, **extra) -> Value:
-    return Value(Kind.ENGINE, origin=call, detail=engine,
-                 extra={"pickler": "cloudpickle", "engine": engine, "tasks": tasks, "method": method, **extra})
+def owner(engine: str, call: cst.Call, grain: TaskGrain, does: TaskCall, **details) -> Value:
+    """The owner of an engine crossing; `details`: EngineTask's other fields."""
+    return Value(Kind.ENGINE, origin=call, detail=engine, pickler=Pickler.CLOUDPICKLE,
+                 task=EngineTask(engine, grain, does, **details))
+
+
+def task_of(crossing: Crossing) -> EngineTask:
+    """The engine task of an engine crossing (`is_engine`)."""
+    return crossing.owner.task
 
 
 def engine_of_type(kind: str) -> str:
@@ -47,10 +54,11 @@ def engine(crossing: Crossing) -> str:
 def task_worker(analysis, crossing: Crossing):
     """The worker that runs the crossing's callable; for `ray.remote(f)` bound to a name, `f`."""
     worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
-    info = crossing.owner.extra.get("info")
+    task = crossing.owner.task
+    info = task.function if task is not None else None
     if worker.function is None and isinstance(info, FunctionInfo):
         return Worker(WorkerKind.FUNCTION, crossing.callable, crossing.callable_scope, info)
-    imported = crossing.owner.extra.get("imported")
+    imported = task.imported if task is not None else None
     if worker.imported is None and imported is not None:
         return Worker(WorkerKind.UNKNOWN, crossing.callable, crossing.callable_scope, imported=imported)
     return worker
@@ -58,10 +66,12 @@ def task_worker(analysis, crossing: Crossing):
 
 def many_tasks(analysis, crossing: Crossing) -> bool:
     """The callable runs for many items, rows or batches, or is submitted in a loop."""
-    tasks = crossing.owner.extra.get("tasks")
-    if tasks in ("per-item", "per-row", "per-batch"):
+    task = crossing.owner.task
+    if task is None:
+        return False
+    if task.grain.runs_many:
         return True
-    return tasks == "one" and bool(analysis.loops_around(crossing.call))
+    return task.grain is TaskGrain.ONE and bool(analysis.loops_around(crossing.call))
 
 
 def is_script(analysis, crossing: Crossing) -> bool:
