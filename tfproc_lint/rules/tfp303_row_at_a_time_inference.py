@@ -417,19 +417,8 @@ ENGINE_WHERE = {
 }
 
 
-ENGINE_FIXES = {
-    "spark": "call it once per partition on the rows stacked into one batch (`rdd.mapPartitions` with "
-             "`model.predict(np.stack(list(rows)))`; measured on Spark local[2]: "
-             f"{SPARK_ROWS_PER_S['row']:,} rows/s with `predict` on one row per call, "
-             f"{SPARK_ROWS_PER_S['stacked']:,} with one call per partition)",
-    "dask": "call it once per chunk or partition on the rows stacked into one batch "
-            "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`; measured on a 2-worker "
-            f"LocalCluster: {DASK_ROWS_PER_S['row']:,} rows/s with a task per row, "
-            f"{DASK_ROWS_PER_S['stacked']:,} with one call per chunk)",
-    "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`; measured on "
-           f"ray.init(num_cpus=2): {RAY_ROWS_PER_S['row']:,} rows/s with a task per row, "
-           f"{RAY_ROWS_PER_S['stacked']:,} with map_batches)",
-}
+ENGINE_FIXES = {name: engines.BY_NAME[name].batching_recipe(rates)  # knowledge/engines.py
+                for name, rates in (("spark", SPARK_ROWS_PER_S), ("dask", DASK_ROWS_PER_S), ("ray", RAY_ROWS_PER_S))}
 
 
 def one_item_run(analysis, info: FunctionInfo) -> cst.Call | None:

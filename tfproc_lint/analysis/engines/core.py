@@ -1,5 +1,6 @@
-"""What every engine shares: the owner and route of an engine crossing, and what the rules ask of
-one (which engine, the function its workers run, whether it runs many times).
+"""What every engine shares: the `Engine` record each engine module fills in, the owner and route of
+an engine crossing, and what the rules ask of one (which engine, the function its workers run,
+whether it runs many times).
 
 An engine crossing's owner has kind `Kind.ENGINE` (never a pool owner: the start-method rules do
 not apply), `pickled=Pickling.ALWAYS`, the cloudpickle pickler, and its `task` (values.EngineTask):
@@ -9,6 +10,9 @@ does (TaskCall) and the engine's own details (for Ray, the `num_gpus` node).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import libcst as cst
 
 from tfproc_lint.analysis.kinds import STATE, Kind
@@ -17,9 +21,68 @@ from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import EngineTask, Pickler, TaskCall, Value
 from tfproc_lint.analysis.walk import calls_in, iter_tree, returns_in
 from tfproc_lint.analysis.workers import Worker, WorkerKind
-from tfproc_lint.knowledge.engines import TaskGrain
+from tfproc_lint.knowledge.engines import EngineFacts, TaskGrain
 
 MAX_DEPTH = 8
+
+
+def _sends_the_crossing(routes, crossing: Crossing, receiver: str, method: str, task: cst.Arg) -> Crossing | None:
+    return crossing
+
+
+def _always(analysis, crossing: Crossing) -> bool:
+    return True
+
+
+def _model_arrives(crossing: Crossing) -> str | None:
+    return None
+
+
+def _no_declared_tasks(analysis) -> set[FunctionInfo]:
+    return set()
+
+
+@dataclass(frozen=True, eq=False)
+class Engine:
+    """One distributed engine: its knowledge (name, noun, remedies: knowledge/engines.py) and what its
+    module of analysis/engines/ provides to find and judge its crossings. The defaults are what most
+    engines do: a method of its objects sends the crossing as made, everything is pickled, a Keras
+    model arrives, no function runs in its workers by declaration alone."""
+    facts: EngineFacts
+    task_decorators: frozenset[str]  # qualified names of decorators whose function runs in its workers
+    object_nouns: dict[str, str]  # its object types (knowledge.ENGINE_FACTORIES: "ray.dataset") -> route noun
+    routes: type  # its mixin of EngineRoutes (methods prefixed with its name, or private: mixins never clash)
+    # (routes, site, name): the crossings of a call the engine makes by name, not as a method of one of
+    # its objects (a list, maybe empty), or None when the call is not the engine's
+    call_crossings: Callable[..., list[Crossing] | None]
+    # (routes, crossing, receiver, method, task): a method of its objects that runs a function
+    # (knowledge.ENGINE_TASK_METHODS), given the crossing made for it: the crossing, or None for none
+    task_method: Callable[..., Crossing | None] = _sends_the_crossing
+    pickles: Callable[..., bool] = _always  # (analysis, crossing): whether what it sends is pickled
+    model_failure: Callable[[Crossing], str | None] = _model_arrives  # what befalls a Keras model it sends
+    declared_tasks: Callable[..., set[FunctionInfo]] = _no_declared_tasks  # (analysis): beyond its crossings
+
+    @property
+    def name(self) -> str:
+        return self.facts.name
+
+    @property
+    def noun(self) -> str:
+        return self.facts.noun
+
+    @property
+    def remedy(self) -> str:
+        """How to send TF state instead (TFP101-TFP103)."""
+        return self.facts.remedy
+
+    @property
+    def per_worker_recipe(self) -> str:
+        """How to load once per worker instead of once per task (TFP301)."""
+        return self.facts.per_worker_recipe
+
+    def batching_recipe(self, rates: dict[str, int]) -> str:
+        """How to run the model on batches of rows (TFP303), with the measured rows/s."""
+        return self.facts.batching_recipe.format(**rates)
 
 
 def route(label: str, method: str = "") -> Route:

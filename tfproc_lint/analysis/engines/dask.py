@@ -14,7 +14,7 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects
-from tfproc_lint.analysis.engines.core import engine, many_tasks, owner, returns_state, route, task_worker
+from tfproc_lint.analysis.engines.core import Engine, engine, many_tasks, owner, returns_state, route, task_worker
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Sent
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope
@@ -23,17 +23,7 @@ from tfproc_lint.analysis.walk import iter_tree, returns_in
 from tfproc_lint.knowledge import engines as knowledge
 from tfproc_lint.knowledge.engines import TaskGrain
 
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "dask"
-NOUN = "Dask"
-REMEDY = ("send data or a path and build it inside the task, or once per worker in a WorkerPlugin's setup() "
-          "(client.register_plugin)")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per worker instead: a WorkerPlugin whose setup() loads it, registered with "
-                     "client.register_plugin")
-TASK_DECORATORS = knowledge.DASK_DELAYED
-OBJECT_NOUNS = {"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
-                "dask.array": "dask array"}
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 # client.submit / client.map keywords that configure the task rather than reach the function.
 _TASK_OPTIONS = frozenset({"key", "workers", "resources", "retries", "priority", "allow_other_workers",
                            "pure", "fifo_timeout", "actor", "actors", "annotations", "batch_size"})
@@ -80,11 +70,6 @@ def model_failure(crossing: Crossing) -> str | None:
         return ("Dask's own Keras serializer raises AttributeError ('_updated_config') under Keras 3, "
                 "so the model never arrives")
     return None
-
-
-def declared_tasks(analysis) -> set[FunctionInfo]:
-    """None beyond the crossings: a `@dask.delayed` function runs where it is called."""
-    return set()
 
 
 # Routes (a mixin of EngineRoutes) -------------------------------------------------------------------
@@ -141,9 +126,6 @@ def dask_pickles(analysis, crossing: Crossing) -> bool:
         return True
     task = crossing.owner.task
     return task.call is not TaskCall.DELAYED and task.receiver_type not in DASK_THREADED_OBJECTS
-
-
-pickles = dask_pickles
 
 
 def returned_keras_models(analysis, crossing: Crossing):
@@ -228,4 +210,9 @@ def names_dask_scheduler_address(analysis) -> bool:
     return False
 
 
-ROUTES = DaskRoutes
+# A `@dask.delayed` function runs where it is called: no task declared beyond the crossings.
+ENGINE = Engine(knowledge.DASK, task_decorators=knowledge.DASK_DELAYED,
+                object_nouns={"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
+                              "dask.array": "dask array"},
+                routes=DaskRoutes, call_crossings=call_crossings, task_method=task_method, pickles=dask_pickles,
+                model_failure=model_failure)

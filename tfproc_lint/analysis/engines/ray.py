@@ -9,7 +9,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects
-from tfproc_lint.analysis.engines.core import MAX_DEPTH, owner, route
+from tfproc_lint.analysis.engines.core import MAX_DEPTH, Engine, owner, route
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope
@@ -17,18 +17,8 @@ from tfproc_lint.analysis.values import TaskCall, keyword
 from tfproc_lint.knowledge import engines as knowledge
 from tfproc_lint.knowledge.engines import TaskGrain
 
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "ray"
-NOUN = "Ray"
-REMEDY = ("send data or a path and build it inside the task, or once per actor in the __init__ of a "
-          "@ray.remote class")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per actor instead: a @ray.remote class that loads it in __init__ "
-                     "(with ray.data, map_batches given a callable class)")
-TASK_DECORATORS = frozenset({knowledge.RAY_REMOTE})
-OBJECT_NOUNS = {"ray.dataset": "ray.data Dataset"}
 
-
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] | None:
     """`.remote(...)` calls and `ray.put(x)`; None when the call is none of Ray's."""
     call = site.node
@@ -41,20 +31,6 @@ def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] |
                             Pickling.ALWAYS)
         crossing.sent.append(Sent(call.args[0].value, site.scope))
         return [crossing]
-    return None
-
-
-def task_method(routes, crossing: Crossing, receiver: str, method: str, task: cst.Arg) -> Crossing | None:
-    """A method of a ray.data Dataset that runs a function: nothing to add."""
-    return crossing
-
-
-def pickles(analysis, crossing: Crossing) -> bool:
-    return True
-
-
-def model_failure(crossing: Crossing) -> str | None:
-    """A Keras model travels to Ray's workers (each task loads its own copy: ray_refs.py)."""
     return None
 
 
@@ -278,4 +254,8 @@ def is_function(info) -> bool:
     return isinstance(info, FunctionInfo)
 
 
-ROUTES = RayRoutes
+# A method of a ray.data Dataset that runs a function adds nothing to its crossing; a Keras model
+# travels to Ray's workers (each task loads its own copy: ray_refs.py).
+ENGINE = Engine(knowledge.RAY, task_decorators=frozenset({knowledge.RAY_REMOTE}),
+                object_nouns={"ray.dataset": "ray.data Dataset"}, routes=RayRoutes,
+                call_crossings=call_crossings, declared_tasks=declared_tasks)

@@ -12,7 +12,7 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import api, engine_objects, gpu_shares
-from tfproc_lint.analysis.engines.core import engine, is_engine, owner, route, task_worker
+from tfproc_lint.analysis.engines.core import Engine, engine, is_engine, owner, route, task_worker
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope
@@ -20,16 +20,7 @@ from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.knowledge import engines as knowledge
 from tfproc_lint.knowledge.engines import TaskGrain
 
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "spark"
-NOUN = "Spark"
-REMEDY = ("send data or a path and build it inside the function, once per partition (rdd.mapPartitions, "
-          "or an iterator pandas_udf)")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per partition instead: an iterator pandas_udf (Iterator[pd.Series] -> "
-                     "Iterator[pd.Series]) or rdd.mapPartitions")
-TASK_DECORATORS = knowledge.SPARK_ROW_UDFS | knowledge.SPARK_PANDAS_UDFS
-OBJECT_NOUNS = {"spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext"}
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 _UDFS = knowledge.SPARK_ROW_UDFS | knowledge.SPARK_PANDAS_UDFS
 
 
@@ -60,20 +51,6 @@ def task_method(routes, crossing: Crossing, receiver: str, method: str, task: cs
             and routes._registers_wrapped_udf(crossing.callable, crossing.site):
         return None
     return crossing
-
-
-def pickles(analysis, crossing: Crossing) -> bool:
-    return True
-
-
-def model_failure(crossing: Crossing) -> str | None:
-    """A Keras model travels to Spark's executors."""
-    return None
-
-
-def declared_tasks(analysis) -> set[FunctionInfo]:
-    """None beyond the crossings: a decorated UDF is a crossing where it is defined."""
-    return set()
 
 
 # Routes (a mixin of EngineRoutes) -------------------------------------------------------------------
@@ -220,4 +197,8 @@ def spark_executor_memory_limit(analysis) -> bool:
                for s in spark_settings(analysis))
 
 
-ROUTES = SparkRoutes
+# Everything is pickled, a Keras model travels to Spark's executors, and a decorated UDF is a crossing
+# where it is defined: no task declared beyond the crossings.
+ENGINE = Engine(knowledge.SPARK, task_decorators=_UDFS,
+                object_nouns={"spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext"},
+                routes=SparkRoutes, call_crossings=call_crossings, task_method=task_method)

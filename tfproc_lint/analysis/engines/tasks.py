@@ -25,8 +25,8 @@ def worker_functions(analysis) -> set[FunctionInfo]:
             if worker.function is not None:
                 found.add(worker.function)
     if analysis.engine_routes.active:
-        for module in ENGINES:
-            found |= module.declared_tasks(analysis)
+        for each in ENGINES:
+            found |= each.declared_tasks(analysis)
     return found
 
 
