@@ -4,7 +4,7 @@
 bag (its default schedulers run delayed functions, arrays and dataframes in threads); under a
 Client its own Keras serializer moves models, and fails under Keras 3. Local clusters with worker
 processes (TFP202) and a Keras model's bound method sent to many tasks (TFP103) are here too.
-The knowledge is data in api.py.
+The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ray: tasks and actors (`f.remote(...)`, `Actor.remote(...)`, `handle.m.remote(...)`), `ray.put`,
 and ray.data's methods (knowledge.ENGINE_TASK_METHODS); actor handles kept in lists, loops and `self`
 attributes or received as parameters. Ray Serve, models shared through ObjectRefs and state a task
-returns are in ray_serve.py, ray_refs.py and ray_returns.py. The knowledge is data in api.py.
+returns are in ray_serve.py, ray_refs.py and ray_returns.py. The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A class decorated with `@serve.deployment` (bare or called with options) is inst
 replica; its `__init__` is where a model belongs. Its `__call__` and public methods serve requests
 (FastAPI routes of an `@serve.ingress` class, methods called through a handle), apart from Serve's
 own hooks, the methods `__init__` calls and `@serve.multiplexed` loaders (cached per model id). A
-decorated function serves each request. The knowledge is data in api.py.
+decorated function serves each request. The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Spark: row UDFs, pandas UDFs (iterator ones run once per partition), `predict_batch_udf`,
 `spark.udf.register`, and the methods of RDDs and DataFrames that run a function or broadcast a
 value (knowledge.ENGINE_SENDS, knowledge.ENGINE_TASK_METHODS); also the GPU settings of a SparkSession builder
-or a SparkConf (TFP401). The knowledge is data in api.py.
+or a SparkConf (TFP401). The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations
