@@ -11,6 +11,7 @@ import multiprocessing
 import pytest
 
 from tfproc_lint.analysis import api
+from tfproc_lint.knowledge import engines as knowledge
 
 pytestmark = pytest.mark.tensorflow
 tf = pytest.importorskip("tensorflow", reason="TensorFlow is needed (the `probe` extra)")
@@ -392,10 +393,13 @@ def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) 
 
 
 ENGINE_NAMES = sorted(
-    set(api.ENGINE_FACTORIES) | set(api.ENGINE_OBJECT_CLASSES.values()) | {api.RAY_REMOTE, api.RAY_PUT}
-    | api.DASK_DELAYED | api.DASK_LOCAL_CLUSTERS | api.DASK_CLIENTS | api.DASK_WORKER_PLUGINS | api.DASK_GET_WORKER
-    | api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS | api.SPARK_PREDICT_BATCH_UDFS | api.ITERATOR_TYPES
-    | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in api.SPARK_ITERATOR_UDF_TYPES}
+    set(knowledge.ENGINE_FACTORIES) | set(knowledge.ENGINE_OBJECT_CLASSES.values())
+    | {knowledge.RAY_REMOTE, knowledge.RAY_PUT}
+    | knowledge.DASK_DELAYED | knowledge.DASK_LOCAL_CLUSTERS | knowledge.DASK_CLIENTS | knowledge.DASK_WORKER_PLUGINS
+    | knowledge.DASK_GET_WORKER
+    | knowledge.SPARK_ROW_UDFS | knowledge.SPARK_PANDAS_UDFS | knowledge.SPARK_PREDICT_BATCH_UDFS
+    | knowledge.ITERATOR_TYPES
+    | {f"pyspark.sql.functions.PandasUDFType.SCALAR{suffix}" for suffix in knowledge.SPARK_ITERATOR_UDF_TYPES}
 )
 
 
@@ -405,63 +409,64 @@ def test_every_engine_name_exists(name: str) -> None:
 
 
 ENGINE_MEMBERS = sorted(
-    {key for key in api.ENGINE_TASK_METHODS} | set(api.ENGINE_SENDS)
-    | {key for key in api.ENGINE_PRODUCES if key[1] != "*"}
-    | {("dask.client", name) for name in api.DASK_INITIALIZERS if name != "register_worker_plugin"}
-    | set(api.SPARK_CONFIG_SETTERS)
+    {key for key in knowledge.ENGINE_TASK_METHODS} | set(knowledge.ENGINE_SENDS)
+    | {key for key in knowledge.ENGINE_PRODUCES if key[1] != "*"}
+    | {("dask.client", name) for name in knowledge.DASK_INITIALIZERS if name != "register_worker_plugin"}
+    | set(knowledge.SPARK_CONFIG_SETTERS)
 )
 
 
 @pytest.mark.parametrize("kind, member", ENGINE_MEMBERS)
 def test_engine_objects_have_the_methods_the_analysis_reads(kind: str, member: str) -> None:
     """`rdd.mapPartitions`, `client.scatter`, `SparkSession.sparkContext`, ...: each on its class."""
-    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
-    assert hasattr(cls, member), f"{api.ENGINE_OBJECT_CLASSES[kind]} has no {member}"
+    cls = resolve(knowledge.ENGINE_OBJECT_CLASSES[kind])
+    assert hasattr(cls, member), f"{knowledge.ENGINE_OBJECT_CLASSES[kind]} has no {member}"
 
 
 def test_dask_cluster_options_are_real_parameters() -> None:
     """TFP202 reads `processes=` on a LocalCluster (or a Client that makes one) and `address=` on a Client."""
     import inspect
 
-    for name in api.DASK_LOCAL_CLUSTERS:
-        assert api.DASK_CLUSTER_THREADS_OPTION in inspect.signature(resolve(name)).parameters, name
-    for name in api.DASK_CLIENTS:
+    for name in knowledge.DASK_LOCAL_CLUSTERS:
+        assert knowledge.DASK_CLUSTER_THREADS_OPTION in inspect.signature(resolve(name)).parameters, name
+    for name in knowledge.DASK_CLIENTS:
         parameters = list(inspect.signature(resolve(name)).parameters)
-        assert parameters[0] == api.DASK_CLIENT_ADDRESS_OPTION, name  # the first positional argument
+        assert parameters[0] == knowledge.DASK_CLIENT_ADDRESS_OPTION, name  # the first positional argument
 
 
 def test_ray_remote_functions_have_remote_and_options() -> None:
     ray = pytest.importorskip("ray")
     task = ray.remote(lambda: None)
-    assert hasattr(task, api.RAY_SUBMIT) and hasattr(task, api.RAY_OPTIONS)
+    assert hasattr(task, knowledge.RAY_SUBMIT) and hasattr(task, knowledge.RAY_OPTIONS)
 
 
-@pytest.mark.parametrize("name", sorted(api.ENGINE_ANNOTATIONS))
+@pytest.mark.parametrize("name", sorted(knowledge.ENGINE_ANNOTATIONS))
 def test_engine_annotations_name_the_classes_of_their_objects(name: str) -> None:
     """`df: DataFrame` types a parameter: the annotation is the engine object's own class."""
-    kind = api.ENGINE_ANNOTATIONS[name]
-    assert resolve(name) is resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    kind = knowledge.ENGINE_ANNOTATIONS[name]
+    assert resolve(name) is resolve(knowledge.ENGINE_OBJECT_CLASSES[kind])
 
 
-@pytest.mark.parametrize("member", sorted(api.ENGINE_PARAMETER_MEMBERS))
+@pytest.mark.parametrize("member", sorted(knowledge.ENGINE_PARAMETER_MEMBERS))
 def test_engine_parameter_members_are_methods_of_those_objects(member: str) -> None:
-    kind = api.ENGINE_PARAMETER_MEMBERS[member]
-    assert hasattr(resolve(api.ENGINE_OBJECT_CLASSES[kind]), member)
+    kind = knowledge.ENGINE_PARAMETER_MEMBERS[member]
+    assert hasattr(resolve(knowledge.ENGINE_OBJECT_CLASSES[kind]), member)
 
 
-@pytest.mark.parametrize("module", sorted(api.ENGINE_STAR_EXPORTS))
+@pytest.mark.parametrize("module", sorted(knowledge.ENGINE_STAR_EXPORTS))
 def test_engine_star_exports_are_what_a_star_import_binds(module: str) -> None:
     head = module.split(".")[0]
     if head in OPTIONAL_ROOTS and importlib.util.find_spec(head) is None:
         pytest.skip(f"{head} is not installed")
     namespace: dict = {}
     exec(f"from {module} import *", namespace)  # noqa: S102 - the installed engine's own star import
-    for name in api.ENGINE_STAR_EXPORTS[module]:
+    for name in knowledge.ENGINE_STAR_EXPORTS[module]:
         assert name in namespace, f"from {module} import * does not bind {name}"
         assert getattr(importlib.import_module(module), name) is namespace[name]
 
 
-PRESERVING = sorted((kind, member) for kind, members in api.ENGINE_PRESERVING_MEMBERS.items() for member in members)
+PRESERVING = sorted((kind, member) for kind, members in knowledge.ENGINE_PRESERVING_MEMBERS.items()
+                    for member in members)
 
 
 @pytest.mark.parametrize("kind, member", PRESERVING)
@@ -469,7 +474,7 @@ def test_engine_preserving_members_give_back_the_same_kind(kind: str, member: st
     """`df.repartition(8)` is a DataFrame again: the method's own return annotation says so."""
     import inspect
 
-    cls = resolve(api.ENGINE_OBJECT_CLASSES[kind])
+    cls = resolve(knowledge.ENGINE_OBJECT_CLASSES[kind])
     returns = inspect.signature(getattr(cls, member)).return_annotation
     name = getattr(returns, "__name__", str(returns)).strip("'\"").split("[")[0]  # RDD[T] -> RDD
     assert name == cls.__name__, (kind, member, returns)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tfproc_lint.analysis import api
+from tfproc_lint.knowledge import engines as knowledge
 
 pytestmark = pytest.mark.tensorflow
 
@@ -44,11 +45,11 @@ def _ray_source(relative: str) -> ast.Module:
 
 def test_tensorflow_checkpoint_makers_and_model_loads_exist(monkeypatch) -> None:
     module = _ray_train_tensorflow(monkeypatch)
-    for name in api.RAY_TF_CHECKPOINT_CLASSES:
+    for name in knowledge.RAY_TF_CHECKPOINT_CLASSES:
         path, _, attribute = name.rpartition(".")
         cls = getattr(importlib.import_module(path), attribute)
         assert cls is module.TensorflowCheckpoint, name
-        for member in api.RAY_TF_CHECKPOINT_MAKERS | api.RAY_TF_CHECKPOINT_MODEL_LOADS:
+        for member in knowledge.RAY_TF_CHECKPOINT_MAKERS | knowledge.RAY_TF_CHECKPOINT_MODEL_LOADS:
             assert callable(getattr(cls, member, None)), f"{name}.{member}"
     # get_model loads the model: it calls keras' load_model on the checkpoint's file
     assert "load_model" in inspect.getsource(module.TensorflowCheckpoint.get_model)
@@ -67,7 +68,7 @@ def test_serve_deployment_and_multiplexed_are_public() -> None:
     tree = _ray_source("serve/__init__.py")
     exported = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
                     and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
-    for name in api.RAY_SERVE_DEPLOYMENTS | api.RAY_SERVE_CACHED:
+    for name in knowledge.RAY_SERVE_DEPLOYMENTS | knowledge.RAY_SERVE_CACHED:
         assert name.startswith("ray.serve.") and name.rpartition(".")[2] in exported, name
 
 
@@ -77,14 +78,14 @@ def test_serve_once_methods_are_serves_own_hooks() -> None:
     hooks = {node.value.value for node in tree.body if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.Constant) and isinstance(node.targets[0], ast.Name)
              and node.targets[0].id in ("HEALTH_CHECK_METHOD", "RECONFIGURE_METHOD")}
-    assert api.RAY_SERVE_ONCE_METHODS - {"__init__", "__del__"} == hooks
+    assert knowledge.RAY_SERVE_ONCE_METHODS - {"__init__", "__del__"} == hooks
 
 
 def test_spark_udf_registration_takes_the_function_second() -> None:
     pytest.importorskip("pyspark")
     from pyspark.sql.udf import UDFRegistration
 
-    for kind, method in api.SPARK_UDF_REGISTRATIONS:
-        index, _ = api.ENGINE_TASK_METHODS[(kind, method)]
+    for kind, method in knowledge.SPARK_UDF_REGISTRATIONS:
+        index, _ = knowledge.ENGINE_TASK_METHODS[(kind, method)]
         parameters = list(inspect.signature(getattr(UDFRegistration, method)).parameters)[1:]  # self
         assert parameters[index] == "f", (kind, method)

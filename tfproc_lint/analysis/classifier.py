@@ -9,6 +9,8 @@ number of steps.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from tfproc_lint.analysis import api
@@ -18,8 +20,10 @@ from tfproc_lint.analysis.names import canonical
 from tfproc_lint.analysis.resolve import NameResolver
 from tfproc_lint.analysis.symbols import Binding, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import (
-    DATA, MAX_DEPTH, NONE, UNKNOWN, Value, argument, keyword, literal_start_method, merge, positional,
+    DATA, MAX_DEPTH, NONE, UNKNOWN, Pickler, Provenance, Value, argument, keyword, literal_start_method, merge,
+    positional,
 )
+from tfproc_lint.knowledge import engines as knowledge
 
 _CALL_KINDS = {**api.STATE_CONSTRUCTORS, **api.PROCESS_CONSTRUCTORS}
 
@@ -81,7 +85,8 @@ class Classifier(ClassLineage, NameResolver):
             imported = self.project.state(binding.qualified) if self.project is not None else None
             if imported is not None:  # `from models import MODEL`: a global of another module
                 state_kind, place = imported
-                return Value(state_kind, origin=binding.value, detail=binding.qualified, extra={"place": place})
+                return Value(state_kind, origin=binding.value, detail=binding.qualified,
+                             provenance=Provenance(place=place))
             return Value(Kind.MODULE, detail=canonical(binding.qualified) or "")
         if kind == "def":
             info = self.symbols.functions.get(binding.value)
@@ -132,8 +137,7 @@ class Classifier(ClassLineage, NameResolver):
             if given is None:
                 return UNKNOWN
             value = self.classify(given, site.scope, site.order, depth + 1)
-            values.append(Value(value.kind, value.origin, value.method, value.detail, value.info,
-                                {**value.extra, "in_child": True}))
+            values.append(replace(value, provenance=replace(value.provenance, in_child=True)))
         return merge(values) if values else UNKNOWN
 
     def _process_sites(self) -> dict:
@@ -235,7 +239,8 @@ class Classifier(ClassLineage, NameResolver):
         if receiver.kind is Kind.MODULE and self.project is not None:
             imported = self.project.state(f"{receiver.detail}.{attr}")
             if imported is not None:  # `registry.MODEL` after `import registry`
-                return Value(imported[0], origin=node, detail=f"{receiver.detail}.{attr}", extra={"place": imported[1]})
+                return Value(imported[0], origin=node, detail=f"{receiver.detail}.{attr}",
+                             provenance=Provenance(place=imported[1]))
         return UNKNOWN
 
     def _classify_call(self, node: cst.Call, scope: Scope, order: int, depth: int) -> Value:
@@ -246,7 +251,8 @@ class Classifier(ClassLineage, NameResolver):
             if value.kind in PROCESS_OWNERS or value.kind is Kind.CONTEXT:
                 spelled = self.qualified_name(func, scope, order, raw=True) or ""
                 if spelled.startswith(api.DILL_POOL_MODULES):
-                    return Value(value.kind, value.origin, value.method, value.detail, value.info, {"pickler": "dill"})
+                    return Value(value.kind, value.origin, value.method, value.detail, value.info,
+                                 pickler=Pickler.DILL)
             return value
         if isinstance(func, cst.Call):
             # tf.function(jit_compile=True)(f)
@@ -319,7 +325,7 @@ class Classifier(ClassLineage, NameResolver):
         facts = self.project.function(name) if self.project is not None else None
         if facts is None or facts.returns is None:
             return UNKNOWN
-        return Value(Kind(facts.returns), origin=node, detail=name, extra={"place": facts.place})
+        return Value(Kind(facts.returns), origin=node, detail=name, provenance=Provenance(place=facts.place))
 
     def _method_of(self, node: cst.Call, scope: Scope, order: int, kind: Kind) -> str | None:
         """The start method named at construction: `mp_context=` for executors."""
@@ -351,19 +357,22 @@ class Classifier(ClassLineage, NameResolver):
         if kind is Kind.CONTEXT and attr in api.CONTEXT_METHODS:
             new_kind = api.CONTEXT_METHODS[attr]
             return Value(new_kind, origin=node, method=receiver.method or "default",
-                         detail=f"multiprocessing.{attr}", extra=receiver.extra)
+                         detail=f"multiprocessing.{attr}", pickler=receiver.pickler,
+                         provenance=receiver.provenance, task=receiver.task)
         if kind is Kind.MANAGER:  # the proxy remembers its manager: where the server process was started
-            where = {"proxy": True, "manager": receiver.origin}
+            where = Provenance(proxy=True, manager=receiver.origin)
             if attr in api.MANAGER_QUEUES:
-                return Value(Kind.QUEUE, origin=node, method=receiver.method, detail=f"Manager().{attr}", extra=where)
-            return Value(Kind.PROXY, origin=node, method=receiver.method, extra=where)
+                return Value(Kind.QUEUE, origin=node, method=receiver.method, detail=f"Manager().{attr}",
+                             provenance=where)
+            return Value(Kind.PROXY, origin=node, method=receiver.method, provenance=where)
         if kind is Kind.DATASET and attr in api.DATASET_METHODS:
             return Value(Kind.DATASET, origin=receiver.origin, detail=receiver.detail)
         if kind is Kind.GRAPH and attr in api.GRAPH_LOOKUPS:
             return Value(Kind.GRAPH, origin=node, detail="graph tensor")
         if kind is Kind.KERAS_MODEL and attr == "compile":
             return NONE
-        if attr in api.RAY_TF_CHECKPOINT_MODEL_LOADS and self._is_tf_checkpoint(func.value, scope, order, depth + 1):
+        if attr in knowledge.RAY_TF_CHECKPOINT_MODEL_LOADS \
+                and self._is_tf_checkpoint(func.value, scope, order, depth + 1):
             return Value(Kind.KERAS_MODEL, origin=node, detail=f"TensorflowCheckpoint.{attr}")
         return UNKNOWN
 
@@ -382,8 +391,8 @@ class Classifier(ClassLineage, NameResolver):
             return False
         name = self.qualified_name(node.func, scope, order) or ""
         made, _, maker = name.rpartition(".")
-        return name in api.RAY_TF_CHECKPOINT_CLASSES or (
-            made in api.RAY_TF_CHECKPOINT_CLASSES and maker in api.RAY_TF_CHECKPOINT_MAKERS)
+        return name in knowledge.RAY_TF_CHECKPOINT_CLASSES or (
+            made in knowledge.RAY_TF_CHECKPOINT_CLASSES and maker in knowledge.RAY_TF_CHECKPOINT_MAKERS)
 
 
 def _joblib_parallel(node: cst.Call, name: str) -> Value:
@@ -402,7 +411,7 @@ def _joblib_parallel(node: cst.Call, name: str) -> Value:
         return Value(Kind.PARALLEL, origin=node, detail=name, method="unknown")
     method = None if backend_name == "multiprocessing" else "loky"
     return Value(Kind.PARALLEL, origin=node, detail=name, method=method,
-                 extra={"pickler": "pickle" if method is None else "cloudpickle"})
+                 pickler=Pickler.PICKLE if method is None else Pickler.CLOUDPICKLE)
 
 
 def _process_argument(call: cst.Call, index: int | None) -> cst.BaseExpression | None:

@@ -112,8 +112,8 @@ def _ray_gpu_asks(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.BaseExpr
     the scope it resolves in; `num_gpus=0` written out counts as no GPU."""
     asks = [(info, keyword(decorator, api.RAY_GPU_OPTION), _scope(info))
             for info, decorator in engines.ray_remotes(analysis)]
-    asks += [(c.owner.extra["info"], c.owner.extra["num_gpus"], c.site.scope) for c in analysis.crossings
-             if engines.is_engine(c) and c.owner.extra.get("num_gpus") is not None and c.owner.extra.get("info")]
+    asks += [(c.owner.task.function, c.owner.task.num_gpus, c.site.scope) for c in analysis.crossings
+             if engines.is_engine(c) and c.owner.task.num_gpus is not None and c.owner.task.function]
     return [(info, node, scope) for info, node, scope in asks if node is not None and not _false(node)]
 
 

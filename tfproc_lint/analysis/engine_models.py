@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo, Scope
 from tfproc_lint.analysis.values import Value
 from tfproc_lint.analysis.walk import iter_tree
+from tfproc_lint.knowledge import engines as knowledge
 
 _MODELS = (Kind.KERAS_MODEL, Kind.SAVED_MODEL, Kind.TF_FUNCTION, Kind.SESSION)
 
@@ -66,7 +66,7 @@ def worker_attribute(analysis, node: cst.Attribute, scope: Scope) -> Value | Non
             return None
         head, scope = binding.value, binding.scope
     if not isinstance(head, cst.Call) or analysis.classifier.qualified_name(head.func, scope, order) \
-            not in api.DASK_GET_WORKER:
+            not in knowledge.DASK_GET_WORKER:
         return None
     return plugin_worker_models(analysis).get(node.attr.value)
 
@@ -78,7 +78,7 @@ def plugin_worker_models(analysis) -> dict[str, Value]:
     for klass in analysis.symbols.classes.values():
         if not _is_worker_plugin(analysis, klass):
             continue
-        setup = analysis.find_method(klass, api.DASK_PLUGIN_SETUP)
+        setup = analysis.find_method(klass, knowledge.DASK_PLUGIN_SETUP)
         params = setup.node.params.params if setup is not None else ()
         if len(params) < 2:
             continue
@@ -97,7 +97,7 @@ def plugin_worker_models(analysis) -> dict[str, Value]:
 
 def _is_worker_plugin(analysis, klass: ClassInfo) -> bool:
     order = analysis.symbols.end_of_file
-    return any(analysis.classifier.qualified_name(base.value, klass.outer, order) in api.DASK_WORKER_PLUGINS
+    return any(analysis.classifier.qualified_name(base.value, klass.outer, order) in knowledge.DASK_WORKER_PLUGINS
                for base in klass.node.bases)
 
 
@@ -138,7 +138,7 @@ def actor_method(analysis, crossing) -> FunctionInfo | None:
     if binding is None:
         return None
     made = binding.value
-    if not (isinstance(made.func, cst.Attribute) and made.func.attr.value == api.RAY_SUBMIT):
+    if not (isinstance(made.func, cst.Attribute) and made.func.attr.value == knowledge.RAY_SUBMIT):
         return None
     target = made.func.value
     if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute):

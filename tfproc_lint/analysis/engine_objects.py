@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.symbols import Binding, Scope
 from tfproc_lint.analysis.values import argument, keyword
+from tfproc_lint.knowledge import engines as knowledge
 
 _MAX_DEPTH = 8
 # For the rules' documentation (their "Ray, Dask and Spark" section).
@@ -40,8 +40,8 @@ RECEIVED = (
 def imported_engines(routes) -> set[str]:
     """The engines ("ray", "dask", "spark") the module imports (star imports too)."""
     symbols = routes.symbols
-    return {api.ENGINE_PACKAGES[name.split(".")[0]] for name in [*symbols.imported_modules, *symbols.star_imports]
-            if name.split(".")[0] in api.ENGINE_PACKAGES}
+    return {knowledge.ENGINE_PACKAGES[name.split(".")[0]] for name in [*symbols.imported_modules, *symbols.star_imports]
+            if name.split(".")[0] in knowledge.ENGINE_PACKAGES}
 
 
 # Parameters -----------------------------------------------------------------------------------------
@@ -60,7 +60,7 @@ def _annotated_type(routes, function, param: cst.Param) -> str | None:
         return None
     scope = function.scope.parent or function.scope
     name = routes.classifier.qualified_name(param.annotation.annotation, scope, function.order)
-    return api.ENGINE_ANNOTATIONS.get(name or "")
+    return knowledge.ENGINE_ANNOTATIONS.get(name or "")
 
 
 def _passed_type(routes, function, param: cst.Param, depth: int) -> str | None:
@@ -92,7 +92,7 @@ def _used_as(routes, function, binding: Binding) -> str | None:
         first = _first_member(site.node.func)
         if first is None or not _inside(site.scope, function.scope):
             continue
-        kind = api.ENGINE_PARAMETER_MEMBERS.get(first[1])
+        kind = knowledge.ENGINE_PARAMETER_MEMBERS.get(first[1])
         if kind is None or kind.split(".")[0] not in engines:
             continue
         bindings = routes.symbols.bindings_at(first[0].value, site.scope, site.order)
@@ -103,7 +103,7 @@ def _used_as(routes, function, binding: Binding) -> str | None:
             continue
         chain = _chain_from(routes, bindings[0], binding)  # `df = df.repartition(8)`, then `df.rdd`
         if chain is not None:
-            given = {start for start in api.ENGINE_OBJECT_CLASSES if _through(start, chain) == kind}
+            given = {start for start in knowledge.ENGINE_OBJECT_CLASSES if _through(start, chain) == kind}
             if len(given) == 1:
                 found |= given
     return found.pop() if len(found) == 1 else None
@@ -136,8 +136,8 @@ def _through(kind: str | None, members: list[str]) -> str | None:
     for member in members:
         if kind is None:
             return None
-        kind = api.ENGINE_PRODUCES.get((kind, member)) or (
-            kind if member in api.ENGINE_PRESERVING_MEMBERS.get(kind, ()) else None)
+        kind = knowledge.ENGINE_PRODUCES.get((kind, member)) or (
+            kind if member in knowledge.ENGINE_PRESERVING_MEMBERS.get(kind, ()) else None)
     return kind
 
 
@@ -178,10 +178,10 @@ def star_imported(routes, node, scope: Scope, order: int) -> str | None:
     stars = routes.symbols.star_imports
     if not isinstance(node, cst.Name) or not stars or routes.symbols.bindings_at(node.value, scope, order):
         return None
-    if any(module not in api.ENGINE_STAR_EXPORTS for module in stars):
+    if any(module not in knowledge.ENGINE_STAR_EXPORTS for module in stars):
         return None
     for module in reversed(stars):  # the last star import binds the name
-        if node.value in api.ENGINE_STAR_EXPORTS[module]:
+        if node.value in knowledge.ENGINE_STAR_EXPORTS[module]:
             return f"{module}.{node.value}"
     return None
 

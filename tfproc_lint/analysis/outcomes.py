@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, RouteKind
+from tfproc_lint.analysis.values import Pickler
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -24,12 +25,12 @@ PICKLE_ERRORS = {
 
 # What the other picklers raise (measured: runtime_probe scenarios tfp10x_joblib_*, tfp10x_multiprocess_*).
 _PICKLER_ERRORS = {
-    "cloudpickle": {kind: "PicklingError: Could not pickle the task" for kind in PICKLE_ERRORS},
-    "dill": {**PICKLE_ERRORS, Kind.TF_FUNCTION: "TypeError: cannot pickle 'FuncGraph'"},
+    Pickler.CLOUDPICKLE: {kind: "PicklingError: Could not pickle the task" for kind in PICKLE_ERRORS},
+    Pickler.DILL: {**PICKLE_ERRORS, Kind.TF_FUNCTION: "TypeError: cannot pickle 'FuncGraph'"},
 }
 
 
-def _pickle_error(kind: Kind, pickler: str | None) -> str:
+def _pickle_error(kind: Kind, pickler: Pickler | None) -> str:
     return _PICKLER_ERRORS.get(pickler, PICKLE_ERRORS)[kind]
 
 
@@ -46,7 +47,7 @@ def is_pickled(crossing: Crossing, method: str) -> bool:
 
 def where_raised(crossing: Crossing) -> str:
     kind = crossing.route.kind
-    if crossing.owner.extra.get("in_child"):  # a queue or proxy the child was given
+    if crossing.owner.provenance.in_child:  # a queue or proxy the child was given
         return "in the child process"
     if kind in _RAISED_IN_THE_PARENT:
         return "in the parent"
@@ -69,7 +70,7 @@ def outcome(kind: Kind, crossing: Crossing, method: str) -> str | None:
         caveat = " (unregistered custom layers kill the worker and hang the pool)" \
             if crossing.route.kind is RouteKind.POOL_TASK else ""  # measured for multiprocessing pools
         return f"the whole model is pickled {'for every task' if per_task else 'into the worker'}{caveat}"
-    error = _pickle_error(kind, crossing.owner.extra.get("pickler"))
+    error = _pickle_error(kind, crossing.owner.pickler)
     if crossing.pickled is Pickling.FEEDER_THREAD:
         return "the queue's feeder thread cannot pickle it: the error is printed, the item dropped, get() waits forever"
     return f"pickling fails ({error}) {where_raised(crossing)}"
@@ -110,7 +111,7 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
     """The message for TF state `node` sent through `crossing`, or None when that is harmless;
     `made`: where another module of the project makes it (a `Place`)."""
     method, why = analysis.start_method(crossing.owner)
-    if crossing.owner.extra.get("proxy") and kind is Kind.KERAS_MODEL:
+    if crossing.owner.provenance.proxy and kind is Kind.KERAS_MODEL:
         return _model_to_manager(analysis, crossing, node, method, why)
     happens = outcome(kind, crossing, method)
     if happens is None:
@@ -124,7 +125,7 @@ def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind:
 def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method: str, why: str) -> str | None:
     """A Keras model pickles into a Manager's server process: one copy, which works, unless that
     server was forked after the parent started TensorFlow: then it hangs rebuilding the model."""
-    manager = crossing.owner.extra.get("manager")
+    manager = crossing.owner.provenance.manager
     started = analysis.execution.started_before(manager) if manager is not None else None
     if method != "fork" or started is None:
         return None

@@ -247,7 +247,7 @@ class RouteFinder:
                         crossing.sent.append(Sent(arg.value, site.scope))
             return crossing
         if kind is Kind.QUEUE and name in QUEUE_METHODS:
-            proxy = bool(owner.extra.get("proxy"))
+            proxy = owner.provenance.proxy
             simple = owner.detail.endswith("SimpleQueue")
             pickled = Pickling.ALWAYS if (proxy or simple) else Pickling.FEEDER_THREAD
             route = Route(RouteKind.QUEUE_PUT, name, "Manager Queue" if proxy else "Queue")

@@ -1,18 +1,70 @@
-"""What the analysis says an expression evaluates to (`Value`, found by classifier.py), and how a
+"""What the analysis says an expression evaluates to (`Value`, found by classifier.py), the typed
+facts a value carries (its pickler, where it came from, the engine task it sends to), and how a
 call's arguments are read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 
 import libcst as cst
 
 from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.knowledge.engines import TaskGrain
 
 # How many steps names, values and classes are followed.
 MAX_DEPTH = 6
+
+
+class Pickler(Enum):
+    """How an owner serialises what it sends (None on a Value: the standard pickle, not named)."""
+    PICKLE = "pickle"
+    DILL = "dill"  # multiprocess, pathos
+    CLOUDPICKLE = "cloudpickle"  # joblib's loky, every engine
+
+    @property
+    def by_value(self) -> bool:
+        """Lambdas and closures travel, with what they capture (pickle stores a function by name)."""
+        return self is not Pickler.PICKLE
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a value came from, where that changes what sending it does."""
+    in_child: bool = False  # given to a child process (`Process(args=...)`): a send from it fails there
+    proxy: bool = False  # a Manager proxy or queue: what it is given goes to the manager's process
+    manager: cst.CSTNode | None = None  # the `Manager()` call that started that process
+    place: object = None  # state made in another module of the project (a project.Place)
+
+
+NO_PROVENANCE = Provenance()
+
+
+class TaskCall(Enum):
+    """What an engine call does with its callable or value."""
+    TASK = "task"  # a Ray task's `.remote()`
+    ACTOR = "actor"  # a Ray actor's constructor `.remote()`
+    ACTOR_METHOD = "actor method"  # an actor method's `.remote()` (or a remote received as a parameter)
+    PUT = "put"  # ray.put
+    DELAYED = "delayed"  # dask.delayed
+    UDF = "udf"  # a Spark udf, pandas_udf or predict_batch_udf
+    OBJECT_METHOD = "object method"  # a method of an engine object (client.submit, rdd.map): EngineTask.method
+
+
+@dataclass(frozen=True)
+class EngineTask:
+    """What an engine crossing's owner (a Value of kind ENGINE) knows of the work it sends."""
+    engine: str  # "ray", "dask", "spark" (knowledge.engines.ENGINE_FACTS)
+    grain: TaskGrain  # how many times the callable runs
+    call: TaskCall
+    method: str | None = None  # the engine object's method, for TaskCall.OBJECT_METHOD ("submit", "scatter")
+    receiver: cst.BaseExpression | None = None  # that object, and its type ("dask.client")
+    receiver_type: str | None = None
+    function: object = None  # the FunctionInfo / ClassInfo of a same-file task, actor or UDF
+    imported: object = None  # an imported Ray task's facts (project layer)
+    num_gpus: cst.BaseExpression | None = None  # a Ray task's or actor's `num_gpus=` (TFP401)
 
 
 @dataclass(frozen=True, eq=False)
@@ -22,11 +74,18 @@ class Value:
     method: str | None = None  # start method named where the context/pool was made
     detail: str = ""  # canonical name of the constructor, for messages
     info: object = None  # FunctionInfo / ClassInfo / (binding) for FUNCTION, CLASS, INSTANCE
-    extra: dict = field(default_factory=dict)
+    pickler: Pickler | None = None  # an owner's, where not the standard pickle
+    provenance: Provenance = NO_PROVENANCE
+    task: EngineTask | None = None  # an engine crossing's owner (Kind.ENGINE)
 
     @property
     def is_state(self) -> bool:
         return self.kind in STATE
+
+    @property
+    def pickles_by_value(self) -> bool:
+        """An owner whose pickler sends lambdas and closures (dill, cloudpickle)."""
+        return self.pickler is not None and self.pickler.by_value
 
 
 UNKNOWN = Value(Kind.UNKNOWN)

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import sys
 
+from tfproc_lint.knowledge.engines import ENGINE_FACTS
+
 from . import costs, objects
 
 REPEATS = 3  # as for pools (costs.py): one or two sends can be a deliberate hand-off
 MAX_TRACKED = 256
-ENGINES = {"ray": "Ray", "dask": "Dask"}
-FIXES = {
-    "ray": "load the model once per worker: a @ray.remote actor that loads it (from a file path) in __init__, "
-           "or ray.data map_batches with a callable class, and send only the rows",
-    "dask": "save the model once and send its file path: load it once per worker (a WorkerPlugin, or a "
-            "module-level cached loader) and send only the rows",
-}
+# The engines whose sends are counted (Ray, Dask), their nouns and fixes (knowledge/engines.py).
+FIXES = {facts.name: facts.guard_model_send_fix for facts in ENGINE_FACTS.values() if facts.guard_model_send_fix}
+ENGINES = {name: ENGINE_FACTS[name].noun for name in FIXES}
 _sent: dict = {}  # id of the TensorFlow object (or a put ref's hex) -> tasks it was sent with
 _put: dict[str, str] = {}  # hex of a Ray ObjectRef that holds a Keras model -> what it holds
 

@@ -32,27 +32,17 @@ from __future__ import annotations
 import os
 import sys
 
+from tfproc_lint.knowledge.engines import ENGINE_FACTS
+
 REPEATS = 3  # a retried task or a second actor may build twice; the probe's bad scenarios build 20-40 times
 MAX_TRACKED = 256
-FIXES = {
-    "ray": "load it once per worker: a @ray.remote actor that loads it in __init__ (or ray.data map_batches "
-           "with a callable class), or a module-level cache in the task's module",
-    "dask": "load it once per worker: a WorkerPlugin (client.register_plugin) or a module-level cache",
-    "spark": "load it once per partition: an iterator pandas_udf (Iterator[pd.Series]) or mapPartitions",
-}
+FIXES = {facts.name: facts.guard_build_fix for facts in ENGINE_FACTS.values()}  # knowledge/engines.py
 # One-row model calls before TFP303 (as in costs.py): the probe's bad Spark scenario makes 256 per
 # task, its fixed twin one call per partition; a Ray or Dask worker's tasks at most CALLS_PER_TASK each.
 ROW_CALLS = 100
 CALLS_PER_TASK = 2
 MAX_TASKS = 4096  # Ray and Dask tasks remembered per worker (the count then stays: a missed warning at worst)
-ROW_FIXES = {
-    "ray": "send batches of rows, not single rows: ray.data map_batches, or one task per chunk of rows "
-           "(np.array_split), and call the model once per batch",
-    "dask": "send chunks of rows, not single rows: client.map over np.array_split(rows, n) (or map_partitions / "
-            "map_blocks), and call the model once per chunk",
-    "spark": "stack the partition's rows (np.stack) and call the model once per partition or per batch of rows "
-             "(mapPartitions, or an iterator pandas_udf)",
-}
+ROW_FIXES = {facts.name: facts.guard_row_fix for facts in ENGINE_FACTS.values()}
 REPORT_ENV = "TFPROC_GUARD_WORKER_REPORT"
 reporting = False  # this process is an engine worker that reports its warnings to the driver
 _tasks_of: dict[tuple, set] = {}  # Ray, Dask: identity -> the tasks that built it

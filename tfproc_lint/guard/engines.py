@@ -23,19 +23,14 @@ import functools
 import re
 import types
 
+from tfproc_lint.knowledge.engines import ENGINE_FACTS
+
 from . import alarm, engine_sends, engine_workers, errors, objects
 
 SERIALISING = re.compile(r"(?i)serializ|pickl")  # the engines' failure messages (and their causes)
 
-# The engine's own way to keep runtime state in its workers (the issue's recipes, docs/rules/).
-FIXES = {
-    "ray": "build the state inside the worker: a @ray.remote actor that loads it in __init__ (or "
-           "ray.data map_batches with a callable class), and send file paths or numpy arrays",
-    "dask": "build the state inside the worker: load it once per worker with a WorkerPlugin "
-            "(client.register_plugin) and send file paths or numpy arrays",
-    "spark": "build the state inside the task: load it once per partition (mapPartitions, or an "
-             "iterator pandas_udf) and read only file paths or broadcast numpy arrays from the driver",
-}
+# The engine's own way to keep runtime state in its workers (knowledge/engines.py, shared with the linter).
+FIXES = {facts.name: facts.guard_state_fix for facts in ENGINE_FACTS.values()}
 
 
 def _failure_is_serialisation(exc: BaseException) -> bool:

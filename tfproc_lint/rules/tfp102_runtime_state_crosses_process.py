@@ -193,7 +193,7 @@ class RuntimeStateCrossesProcess(Rule):
             return
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
-                made = value.extra.get("place") if value.extra else None  # in another module of the project
+                made = value.provenance.place  # in another module of the project
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind, made)
                 if message is not None:
                     fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
@@ -203,7 +203,7 @@ class RuntimeStateCrossesProcess(Rule):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
             if worker.kind is WorkerKind.TF_FUNCTION:
                 value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
-                made = value.extra.get("place") if value.extra else None
+                made = value.provenance.place
                 yield Report(
                     crossing.callable,
                     f"tf.function `{analysis.code(crossing.callable, 30)}`"

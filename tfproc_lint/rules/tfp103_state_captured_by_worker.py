@@ -187,7 +187,7 @@ class StateCapturedByWorker(Rule):
         elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA):
             # dill and cloudpickle pickle lambdas and closures, and what they capture with them;
             # pickle stores a function by name and refuses both, whatever state they use.
-            by_value = crossing.owner.extra.get("pickler") in ("dill", "cloudpickle")
+            by_value = crossing.owner.pickles_by_value
             captured = self._captured_state(worker, analysis, module_level=pickled and not by_value)
             if captured is None:
                 return

@@ -15,6 +15,7 @@ from tfproc_lint.analysis.walk import iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
+from tfproc_lint.knowledge.engines import TaskGrain
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -341,14 +342,14 @@ class MissingWorkerInitializer(Rule):
         builds TF state on every call. Silent for what runs once per partition (mapPartitions, an
         iterator pandas_udf, dask map_partitions), for classes (Ray actors, map_batches given a
         callable class) and for a Dask client with a worker plugin or `client.run` initializer."""
-        extra = crossing.owner.extra
-        if extra.get("tasks") == "per-partition" or not engines.many_tasks(analysis, crossing):
+        task = crossing.owner.task
+        if task.grain is TaskGrain.PER_PARTITION or not engines.many_tasks(analysis, crossing):
             return
-        receiver = extra.get("receiver")
+        receiver = task.receiver
         if receiver is not None and analysis.engine_routes.has_initializer(receiver, crossing.site):
             return
         worker = engines.task_worker(analysis, crossing)
-        unit = {"per-row": "row", "per-batch": "batch", "per-item": "item"}.get(extra.get("tasks"), "task")
+        unit = task.grain.unit
         name = engines.engine(crossing)
         facts = worker.imported
         if facts is not None and facts.builds is not None and facts.returns is None:

@@ -12,7 +12,7 @@ import libcst as cst
 from tfproc_lint.analysis import api, engine_models, engine_objects, engines
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import argument
+from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
@@ -320,7 +320,7 @@ class RowAtATimeInference(Rule):
     def _check_engine_task(self, crossing, analysis):
         """An engine task run per item on one row, per partition or batch with a loop that runs the
         model on one row at a time, or submitted once per item of a loop on one row."""
-        tasks = crossing.owner.extra.get("tasks")
+        tasks = crossing.owner.task.grain
         if tasks not in ENGINE_TASKS or (tasks == api.ENGINE_ONE_TASKS and not analysis.loops_around(crossing.call)):
             return
         worker = engines.task_worker(analysis, crossing)
@@ -354,7 +354,7 @@ class RowAtATimeInference(Rule):
     def _check_actor_method(self, crossing, analysis):
         """A Ray actor method called once per item of a loop (`[actor.score.remote(row) for row in
         rows]`): the crossing has no callable, the method is the actor class's."""
-        if crossing.owner.extra.get("method") != "actor method" or not analysis.loops_around(crossing.call):
+        if crossing.owner.task.call is not TaskCall.ACTOR_METHOD or not analysis.loops_around(crossing.call):
             return
         function = engine_models.actor_method(analysis, crossing)
         if function is None:
@@ -417,19 +417,8 @@ ENGINE_WHERE = {
 }
 
 
-ENGINE_FIXES = {
-    "spark": "call it once per partition on the rows stacked into one batch (`rdd.mapPartitions` with "
-             "`model.predict(np.stack(list(rows)))`; measured on Spark local[2]: "
-             f"{SPARK_ROWS_PER_S['row']:,} rows/s with `predict` on one row per call, "
-             f"{SPARK_ROWS_PER_S['stacked']:,} with one call per partition)",
-    "dask": "call it once per chunk or partition on the rows stacked into one batch "
-            "(`client.map(predict_chunk, np.array_split(rows, n))` or `map_partitions`; measured on a 2-worker "
-            f"LocalCluster: {DASK_ROWS_PER_S['row']:,} rows/s with a task per row, "
-            f"{DASK_ROWS_PER_S['stacked']:,} with one call per chunk)",
-    "ray": "call it once per batch on the rows stacked together (`ray.data`'s `map_batches`; measured on "
-           f"ray.init(num_cpus=2): {RAY_ROWS_PER_S['row']:,} rows/s with a task per row, "
-           f"{RAY_ROWS_PER_S['stacked']:,} with map_batches)",
-}
+ENGINE_FIXES = {name: engines.BY_NAME[name].batching_recipe(rates)  # knowledge/engines.py
+                for name, rates in (("spark", SPARK_ROWS_PER_S), ("dask", DASK_ROWS_PER_S), ("ray", RAY_ROWS_PER_S))}
 
 
 def one_item_run(analysis, info: FunctionInfo) -> cst.Call | None:

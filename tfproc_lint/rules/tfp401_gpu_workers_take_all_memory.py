@@ -283,8 +283,8 @@ class GpuWorkersTakeAllMemory(Rule):
         Ray packs several onto one GPU, and the first to start maps nearly all of its memory."""
         shares = [(info, keyword(decorator, "num_gpus"), info.scope.parent)
                   for info, decorator in engines.ray_remotes(analysis)]
-        shares += [(c.owner.extra["info"], c.owner.extra["num_gpus"], c.site.scope) for c in analysis.crossings
-                   if engines.is_engine(c) and c.owner.extra.get("num_gpus") is not None]
+        shares += [(c.owner.task.function, c.owner.task.num_gpus, c.site.scope) for c in analysis.crossings
+                   if engines.is_engine(c) and c.owner.task.num_gpus is not None]
         if not shares:
             return
         limits = memory_limits(analysis)

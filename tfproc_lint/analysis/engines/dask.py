@@ -1,10 +1,10 @@
 """Dask: `dask.delayed` (called or as a decorator), a distributed Client's `submit`, `map`,
 `scatter` and `run`, and the methods of bags, arrays and collections that run a function
-(api.ENGINE_SENDS, api.ENGINE_TASK_METHODS). Dask pickles only under a distributed Client or for a
+(knowledge.ENGINE_SENDS, knowledge.ENGINE_TASK_METHODS). Dask pickles only under a distributed Client or for a
 bag (its default schedulers run delayed functions, arrays and dataframes in threads); under a
 Client its own Keras serializer moves models, and fails under Keras 3. Local clusters with worker
 processes (TFP202) and a Keras model's bound method sent to many tasks (TFP103) are here too.
-The knowledge is data in api.py.
+The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations
@@ -13,25 +13,17 @@ from functools import cached_property
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_objects
-from tfproc_lint.analysis.engines.core import engine, many_tasks, owner, returns_state, route, task_worker
+from tfproc_lint.analysis import engine_objects
+from tfproc_lint.analysis.engines.core import Engine, engine, many_tasks, owner, returns_state, route, task_worker
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Sent
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope
-from tfproc_lint.analysis.values import keyword
+from tfproc_lint.analysis.values import TaskCall, keyword
 from tfproc_lint.analysis.walk import iter_tree, returns_in
+from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge.engines import TaskGrain
 
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "dask"
-NOUN = "Dask"
-REMEDY = ("send data or a path and build it inside the task, or once per worker in a WorkerPlugin's setup() "
-          "(client.register_plugin)")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per worker instead: a WorkerPlugin whose setup() loads it, registered with "
-                     "client.register_plugin")
-TASK_DECORATORS = api.DASK_DELAYED
-OBJECT_NOUNS = {"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
-                "dask.array": "dask array"}
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 # client.submit / client.map keywords that configure the task rather than reach the function.
 _TASK_OPTIONS = frozenset({"key", "workers", "resources", "retries", "priority", "allow_other_workers",
                            "pure", "fifo_timeout", "actor", "actors", "annotations", "batch_size"})
@@ -44,8 +36,8 @@ def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] |
     func = call.func
     if isinstance(func, cst.Call) and func.args:
         inner = engine_objects.engine_name(routes, func.func, site.scope, site.order)
-        if inner in api.DASK_DELAYED:  # dask.delayed(f)(x, y)
-            crossing = Crossing(route("dask.delayed"), call, site, owner("dask", call, "one", "delayed"),
+        if inner in knowledge.DASK_DELAYED:  # dask.delayed(f)(x, y)
+            crossing = Crossing(route("dask.delayed"), call, site, owner("dask", call, TaskGrain.ONE, TaskCall.DELAYED),
                                 Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = func.args[0].value, site.scope
             crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
@@ -53,7 +45,7 @@ def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] |
     info = routes.function_named(func, site.scope, site.order)  # a function decorated with @dask.delayed
     if info is not None and routes._delayed(info):
         crossing = Crossing(route("a @dask.delayed function"), call, site,
-                            owner("dask", call, "one", "delayed", info=info), Pickling.ALWAYS)
+                            owner("dask", call, TaskGrain.ONE, TaskCall.DELAYED, function=info), Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = func, site.scope
         crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
         return [crossing]
@@ -74,15 +66,10 @@ def task_method(routes, crossing: Crossing, receiver: str, method: str, task: cs
 
 def model_failure(crossing: Crossing) -> str | None:
     """What happens to a Keras model this crossing sends (None: it travels)."""
-    if crossing.owner.extra.get("method") in api.DASK_KERAS_BROKEN_SENDS:
+    if crossing.owner.task.method in knowledge.DASK_KERAS_BROKEN_SENDS:
         return ("Dask's own Keras serializer raises AttributeError ('_updated_config') under Keras 3, "
                 "so the model never arrives")
     return None
-
-
-def declared_tasks(analysis) -> set[FunctionInfo]:
-    """None beyond the crossings: a `@dask.delayed` function runs where it is called."""
-    return set()
 
 
 # Routes (a mixin of EngineRoutes) -------------------------------------------------------------------
@@ -92,7 +79,7 @@ class DaskRoutes:
         for decorator in info.node.decorators:
             target = decorator.decorator
             head = target.func if isinstance(target, cst.Call) else target
-            if engine_objects.engine_name(self, head, scope, self.symbols.end_of_file) in api.DASK_DELAYED:
+            if engine_objects.engine_name(self, head, scope, self.symbols.end_of_file) in knowledge.DASK_DELAYED:
                 return True
         return False
 
@@ -100,8 +87,9 @@ class DaskRoutes:
     def makes_dask_client(self) -> bool:
         """The module makes or gets a distributed Client: Dask's scheduler then moves task results
         between processes with its own serializers."""
-        return any(api.ENGINE_FACTORIES.get(self.classifier.qualified_name(site.node.func, site.scope, site.order)
-                                            or "") == "dask.client" for site in self.symbols.calls)
+        return any(knowledge.ENGINE_FACTORIES.get(
+            self.classifier.qualified_name(site.node.func, site.scope, site.order) or "") == "dask.client"
+            for site in self.symbols.calls)
 
     def _add_items(self, crossing: Crossing, node, scope: Scope, per_item: bool) -> None:
         """An argument of a task; for `client.map`, the items of a display or comprehension."""
@@ -119,7 +107,7 @@ class DaskRoutes:
             return False
         for other in self.symbols.calls:
             func = other.node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in api.DASK_INITIALIZERS \
+            if isinstance(func, cst.Attribute) and func.attr.value in knowledge.DASK_INITIALIZERS \
                     and isinstance(func.value, cst.Name) and func.value.value == client.value \
                     and self.object_type(func.value, other.scope, other.order) == "dask.client":
                 return True
@@ -129,18 +117,15 @@ class DaskRoutes:
 # What the rules ask ---------------------------------------------------------------------------------
 # Dask's default schedulers: threads in this process for delayed functions, arrays and dataframes (nothing
 # is pickled), processes for bags; a distributed Client makes every collection run on its workers.
-DASK_THREADED = ("delayed", "dask.collection", "dask.array")
+DASK_THREADED_OBJECTS = ("dask.collection", "dask.array")  # and dask.delayed (TaskCall.DELAYED)
 
 
 def dask_pickles(analysis, crossing: Crossing) -> bool:
     """Whether Dask pickles what this crossing sends: under a distributed Client, or for a bag."""
     if analysis.engine_routes.makes_dask_client:
         return True
-    extra = crossing.owner.extra
-    return extra.get("method") not in DASK_THREADED and extra.get("receiver_type") not in DASK_THREADED
-
-
-pickles = dask_pickles
+    task = crossing.owner.task
+    return task.call is not TaskCall.DELAYED and task.receiver_type not in DASK_THREADED_OBJECTS
 
 
 def returned_keras_models(analysis, crossing: Crossing):
@@ -173,17 +158,17 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
         if any(arg.star for arg in call.args):
             continue  # options from a dict: `processes` may be in it
         name = analysis.classifier.qualified_name(call.func, site.scope, site.order)
-        if name in api.DASK_CLIENTS:
-            if keyword(call, api.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
+        if name in knowledge.DASK_CLIENTS:
+            if keyword(call, knowledge.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
                     arg.keyword is None for arg in call.args):
                 continue  # connects to a scheduler that exists (or a cluster made elsewhere)
             if configured is None:
                 configured = names_dask_scheduler_address(analysis)
             if configured:
                 continue  # Client() connects to the scheduler the configuration names
-        elif name not in api.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
+        elif name not in knowledge.DASK_LOCAL_CLUSTERS or sum(arg.keyword is None for arg in call.args) > 2:
             continue  # the third positional argument is `processes`
-        processes = keyword(call, api.DASK_CLUSTER_THREADS_OPTION)
+        processes = keyword(call, knowledge.DASK_CLUSTER_THREADS_OPTION)
         if processes is None or (isinstance(processes, cst.Name) and processes.value == "True"):
             found.append(call)
     return found
@@ -217,12 +202,17 @@ def names_dask_scheduler_address(analysis) -> bool:
     its `Client()` given no address connects to that scheduler instead of making a local cluster."""
     for node in iter_tree(analysis.module):
         if isinstance(node, cst.SimpleString):
-            if node.evaluated_value in api.DASK_SCHEDULER_ADDRESS_STRINGS:
+            if node.evaluated_value in knowledge.DASK_SCHEDULER_ADDRESS_STRINGS:
                 return True
         elif isinstance(node, cst.Arg) and node.keyword is not None:
-            if node.keyword.value == api.DASK_SCHEDULER_ADDRESS_KEYWORD:
+            if node.keyword.value == knowledge.DASK_SCHEDULER_ADDRESS_KEYWORD:
                 return True
     return False
 
 
-ROUTES = DaskRoutes
+# A `@dask.delayed` function runs where it is called: no task declared beyond the crossings.
+ENGINE = Engine(knowledge.DASK, task_decorators=knowledge.DASK_DELAYED,
+                object_nouns={"dask.client": "Client", "dask.bag": "dask.bag", "dask.collection": "dask collection",
+                              "dask.array": "dask array"},
+                routes=DaskRoutes, call_crossings=call_crossings, task_method=task_method, pickles=dask_pickles,
+                model_failure=model_failure)

@@ -1,57 +1,36 @@
 """Ray: tasks and actors (`f.remote(...)`, `Actor.remote(...)`, `handle.m.remote(...)`), `ray.put`,
-and ray.data's methods (api.ENGINE_TASK_METHODS); actor handles kept in lists, loops and `self`
+and ray.data's methods (knowledge.ENGINE_TASK_METHODS); actor handles kept in lists, loops and `self`
 attributes or received as parameters. Ray Serve, models shared through ObjectRefs and state a task
-returns are in ray_serve.py, ray_refs.py and ray_returns.py. The knowledge is data in api.py.
+returns are in ray_serve.py, ray_refs.py and ray_returns.py. The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_objects
-from tfproc_lint.analysis.engines.core import MAX_DEPTH, owner, route
+from tfproc_lint.analysis import engine_objects
+from tfproc_lint.analysis.engines.core import MAX_DEPTH, Engine, owner, route
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, Sent
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope
-from tfproc_lint.analysis.values import keyword
-
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "ray"
-NOUN = "Ray"
-REMEDY = ("send data or a path and build it inside the task, or once per actor in the __init__ of a "
-          "@ray.remote class")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per actor instead: a @ray.remote class that loads it in __init__ "
-                     "(with ray.data, map_batches given a callable class)")
-TASK_DECORATORS = frozenset({api.RAY_REMOTE})
-OBJECT_NOUNS = {"ray.dataset": "ray.data Dataset"}
+from tfproc_lint.analysis.values import TaskCall, keyword
+from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge.engines import TaskGrain
 
 
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] | None:
     """`.remote(...)` calls and `ray.put(x)`; None when the call is none of Ray's."""
     call = site.node
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == api.RAY_SUBMIT:
+    if isinstance(func, cst.Attribute) and func.attr.value == knowledge.RAY_SUBMIT:
         crossing = routes._ray_submit(site, func)
         return [crossing] if crossing else []
-    if name == api.RAY_PUT and call.args:
-        crossing = Crossing(route("ray.put", "put"), call, site, owner("ray", call, "one", "put"), Pickling.ALWAYS)
+    if name == knowledge.RAY_PUT and call.args:
+        crossing = Crossing(route("ray.put", "put"), call, site, owner("ray", call, TaskGrain.ONE, TaskCall.PUT),
+                            Pickling.ALWAYS)
         crossing.sent.append(Sent(call.args[0].value, site.scope))
         return [crossing]
-    return None
-
-
-def task_method(routes, crossing: Crossing, receiver: str, method: str, task: cst.Arg) -> Crossing | None:
-    """A method of a ray.data Dataset that runs a function: nothing to add."""
-    return crossing
-
-
-def pickles(analysis, crossing: Crossing) -> bool:
-    return True
-
-
-def model_failure(crossing: Crossing) -> str | None:
-    """A Keras model travels to Ray's workers (each task loads its own copy: ray_refs.py)."""
     return None
 
 
@@ -79,7 +58,7 @@ class RayRoutes:
             call = target if isinstance(target, cst.Call) else None
             name = engine_objects.engine_name(self, call.func if call else target, scope or info.scope,
                                               self.symbols.end_of_file)
-            if name == api.RAY_REMOTE:
+            if name == knowledge.RAY_REMOTE:
                 return call if call is not None else True
         return False
 
@@ -88,7 +67,7 @@ class RayRoutes:
         call = site.node
         target, options = func.value, None
         if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-                and target.func.attr.value == api.RAY_OPTIONS:
+                and target.func.attr.value == knowledge.RAY_OPTIONS:
             options, target = target, target.func.value
         remote = self.ray_remote(target, site.scope, site.order)
         if remote is not None:
@@ -96,21 +75,22 @@ class RayRoutes:
             actor = isinstance(info, ClassInfo)
             gpus = _num_gpus(options) or (_num_gpus(decorator) if isinstance(decorator, cst.Call) else None)
             label = "a Ray actor's constructor (.remote())" if actor else "a Ray task (.remote())"
-            task_owner = owner("ray", call, "one", "actor" if actor else "task", info=info, num_gpus=gpus)
+            task_owner = owner("ray", call, TaskGrain.ONE, TaskCall.ACTOR if actor else TaskCall.TASK,
+                               function=info, num_gpus=gpus)
             crossing = Crossing(route(label, "remote"), call, site, task_owner, Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = target, site.scope
         elif (imported := self.imported_ray_task(target, site.scope, site.order)) is not None:
             crossing = Crossing(route("a Ray task (.remote())", "remote"), call, site,
-                                owner("ray", call, "one", "task", imported=imported), Pickling.ALWAYS)
+                                owner("ray", call, TaskGrain.ONE, TaskCall.TASK, imported=imported), Pickling.ALWAYS)
             crossing.callable, crossing.callable_scope = target, site.scope
         elif isinstance(target, cst.Attribute) and self._is_actor_handle(target.value, site.scope, site.order):
             crossing = Crossing(route("a Ray actor method (.remote())", "remote"), call, site,
-                                owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
+                                owner("ray", call, TaskGrain.ONE, TaskCall.ACTOR_METHOD), Pickling.ALWAYS)
         elif "ray" in engine_objects.imported_engines(self) \
                 and engine_objects.is_parameter(self, target, site.scope, site.order):
             # a remote function or actor class received as a parameter: its arguments cross alike
             crossing = Crossing(route("a Ray task or actor (.remote())", "remote"), call, site,
-                                owner("ray", call, "one", "actor method"), Pickling.ALWAYS)
+                                owner("ray", call, TaskGrain.ONE, TaskCall.ACTOR_METHOD), Pickling.ALWAYS)
         else:
             return None
         crossing.sent.extend(Sent(arg.value, site.scope) for arg in call.args)
@@ -142,7 +122,7 @@ class RayRoutes:
         wrap = binding.value
         options = wrap.func if isinstance(wrap.func, cst.Call) else None
         head = options.func if options is not None else wrap.func
-        if self.classifier.qualified_name(head, binding.scope, binding.order) != api.RAY_REMOTE or not wrap.args:
+        if self.classifier.qualified_name(head, binding.scope, binding.order) != knowledge.RAY_REMOTE or not wrap.args:
             return None
         return wrap.args[0].value, binding, options
 
@@ -168,7 +148,7 @@ class RayRoutes:
 
 
 def _num_gpus(call: cst.Call | None) -> cst.BaseExpression | None:
-    return keyword(call, api.RAY_GPU_OPTION) if isinstance(call, cst.Call) else None
+    return keyword(call, knowledge.RAY_GPU_OPTION) if isinstance(call, cst.Call) else None
 
 
 # Actor handles --------------------------------------------------------------------------------------
@@ -205,11 +185,11 @@ def _received(routes, node, scope: Scope, order: int) -> bool:
 def makes_actor(routes, node, scope: Scope, order: int) -> bool:
     """`Actor.remote(...)` or `Actor.options(...).remote(...)` of a `@ray.remote` class."""
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == api.RAY_SUBMIT):
+            and node.func.attr.value == knowledge.RAY_SUBMIT):
         return False
     target = node.func.value
     if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-            and target.func.attr.value == api.RAY_OPTIONS:
+            and target.func.attr.value == knowledge.RAY_OPTIONS:
         target = target.func.value
     remote = routes.ray_remote(target, scope, order)
     return remote is not None and isinstance(remote[0], ClassInfo)
@@ -274,4 +254,8 @@ def is_function(info) -> bool:
     return isinstance(info, FunctionInfo)
 
 
-ROUTES = RayRoutes
+# A method of a ray.data Dataset that runs a function adds nothing to its crossing; a Keras model
+# travels to Ray's workers (each task loads its own copy: ray_refs.py).
+ENGINE = Engine(knowledge.RAY, task_decorators=frozenset({knowledge.RAY_REMOTE}),
+                object_nouns={"ray.dataset": "ray.data Dataset"}, routes=RayRoutes,
+                call_crossings=call_crossings, declared_tasks=declared_tasks)

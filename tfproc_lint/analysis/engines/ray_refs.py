@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.engines import core
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
+from tfproc_lint.analysis.values import TaskCall
+from tfproc_lint.knowledge import engines as knowledge
 
 # Measured (runtime_probe/scenarios/tfp102_ray_put_model_*, ray.init(num_cpus=2)): a 1.3 million
 # weight model (5 MB) through `ray.put` to 24 tasks: 24 copies, 16 tasks/s; two actors that build
@@ -22,13 +23,14 @@ from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 MODEL_PER_TASK = (
     "each task unpickles its own copy, a full model load (24 tasks, 24 copies; a 5 MB model: 16 tasks/s, "
     "against 562 built once per actor)")
-_TASK_METHODS = ("task", "actor method")  # an actor's constructor runs once per actor
+_TASK_CALLS = (TaskCall.TASK, TaskCall.ACTOR_METHOD)  # an actor's constructor runs once per actor
 
 
 def shared_models(analysis, crossing):
     """(node, message) for each Keras model that a Ray task submitted many times receives: the
     model itself, `ray.put(model)`'s ObjectRef, or the ObjectRef of a task that returns a model."""
-    if core.engine(crossing) != "ray" or crossing.owner.extra.get("method") not in _TASK_METHODS:
+    task = crossing.owner.task
+    if task is None or task.engine != "ray" or task.call not in _TASK_CALLS:
         return
     if not core.many_tasks(analysis, crossing):
         return
@@ -54,15 +56,15 @@ def _model_handed(analysis, node, scope: Scope, order: int, depth: int = 0) -> s
         return "a Keras model"
     if not isinstance(node, cst.Call):
         return None
-    if analysis.classifier.qualified_name(node.func, scope, order) == api.RAY_PUT and node.args:
+    if analysis.classifier.qualified_name(node.func, scope, order) == knowledge.RAY_PUT and node.args:
         if analysis.classifier.classify(node.args[0].value, scope, order).kind is Kind.KERAS_MODEL:
             return "ray.put of a Keras model"
         return None
     func = node.func
-    if isinstance(func, cst.Attribute) and func.attr.value == api.RAY_SUBMIT:
+    if isinstance(func, cst.Attribute) and func.attr.value == knowledge.RAY_SUBMIT:
         target = func.value
         if isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) \
-                and target.func.attr.value == api.RAY_OPTIONS:
+                and target.func.attr.value == knowledge.RAY_OPTIONS:
             target = target.func.value
         remote = analysis.engine_routes.ray_remote(target, scope, order)
         if remote is not None and isinstance(remote[0], FunctionInfo) \

@@ -7,6 +7,7 @@ from __future__ import annotations
 from tfproc_lint.analysis import api
 from tfproc_lint.analysis.engines import core
 from tfproc_lint.analysis.kinds import STATE_NOUNS
+from tfproc_lint.analysis.values import TaskCall
 from tfproc_lint.analysis.walk import returns_in
 
 
@@ -14,7 +15,7 @@ def returned_state(analysis, crossing, kinds):
     """(node, message) for each return value of the Ray task this crossing submits whose kind is
     one of `kinds` and does not pickle."""
     if not core.is_engine(crossing) or core.engine(crossing) != "ray" or crossing.callable is None \
-            or crossing.owner.extra.get("method") != "task":
+            or crossing.owner.task.call is not TaskCall.TASK:
         return
     function = core.task_worker(analysis, crossing).function
     if function is None:

@@ -1,7 +1,7 @@
 """EngineRoutes: the engine crossings of one module, through the engines of registry.py. A call
 is first offered to each engine by name (its `call_crossings`); a method of an engine object
-(typed by `object_type`) that sends a value or runs a function is read from api.ENGINE_SENDS and
-api.ENGINE_TASK_METHODS, and its engine's `task_method` completes it.
+(typed by `object_type`) that sends a value or runs a function is read from knowledge.ENGINE_SENDS and
+knowledge.ENGINE_TASK_METHODS, and its engine's `task_method` completes it.
 
 Every engine serialises the task function and its arguments with cloudpickle and runs them in
 worker processes that it started itself (never forked from the driver): so only what crosses
@@ -14,12 +14,14 @@ from functools import cached_property
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_objects
+from tfproc_lint.analysis import engine_objects
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.engines.core import MAX_DEPTH, engine_of_type, owner, route
 from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINES, OBJECT_NOUNS, ROUTES, TASK_DECORATORS
 from tfproc_lint.analysis.routes import Crossing, Pickling, Sent
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope, SymbolTable
+from tfproc_lint.analysis.values import TaskCall
+from tfproc_lint.knowledge import engines as knowledge
 
 
 class EngineRoutes(*ROUTES):
@@ -81,20 +83,21 @@ class EngineRoutes(*ROUTES):
             return None
         engine = engine_of_type(receiver)
         noun = OBJECT_NOUNS.get(receiver, receiver)
-        if (receiver, method) in api.ENGINE_SENDS and call.args:
+        if (receiver, method) in knowledge.ENGINE_SENDS and call.args:
             crossing = Crossing(route(f"{noun}.{method}()", method), call, site,
-                                owner(engine, call, api.ENGINE_SENDS[(receiver, method)], method,
-                                      receiver=func.value, receiver_type=receiver), Pickling.ALWAYS)
+                                owner(engine, call, knowledge.ENGINE_SENDS[(receiver, method)], TaskCall.OBJECT_METHOD,
+                                      method=method, receiver=func.value, receiver_type=receiver), Pickling.ALWAYS)
             crossing.sent.append(Sent(call.args[0].value, site.scope))
             return crossing
-        task = api.ENGINE_TASK_METHODS.get((receiver, method))
+        task = knowledge.ENGINE_TASK_METHODS.get((receiver, method))
         if task is None:
             return None
-        index, tasks = task
+        index, grain = task
         positional_args = [arg for arg in call.args if arg.keyword is None and not arg.star]
         if len(positional_args) <= index:
             return None
-        task_owner = owner(engine, call, tasks, method, receiver=func.value, receiver_type=receiver)
+        task_owner = owner(engine, call, grain, TaskCall.OBJECT_METHOD, method=method, receiver=func.value,
+                           receiver_type=receiver)
         crossing = Crossing(route(f"{noun}.{method}()", method), call, site, task_owner, Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = positional_args[index].value, site.scope
         return BY_NAME[engine].task_method(self, crossing, receiver, method, positional_args[index])
@@ -113,14 +116,14 @@ class EngineRoutes(*ROUTES):
             return self.object_type(binding.value, binding.scope, binding.order, depth + 1)
         if isinstance(node, cst.Attribute):
             name = engine_objects.engine_name(self, node, scope, order)
-            if name in api.ENGINE_FACTORIES:
-                return api.ENGINE_FACTORIES[name]
+            if name in knowledge.ENGINE_FACTORIES:
+                return knowledge.ENGINE_FACTORIES[name]
             inner = self.object_type(node.value, scope, order, depth + 1)
             return _produces(inner, node.attr.value) if inner else None
         if isinstance(node, cst.Call):
             name = engine_objects.engine_name(self, node.func, scope, order)
-            if name in api.ENGINE_FACTORIES:
-                return api.ENGINE_FACTORIES[name]
+            if name in knowledge.ENGINE_FACTORIES:
+                return knowledge.ENGINE_FACTORIES[name]
             if isinstance(node.func, cst.Attribute):
                 inner = self.object_type(node.func.value, scope, order, depth + 1)
                 return _produces(inner, node.func.attr.value) if inner else None
@@ -128,4 +131,4 @@ class EngineRoutes(*ROUTES):
 
 
 def _produces(kind: str, member: str) -> str | None:
-    return api.ENGINE_PRODUCES.get((kind, member)) or api.ENGINE_PRODUCES.get((kind, "*"))
+    return knowledge.ENGINE_PRODUCES.get((kind, member)) or knowledge.ENGINE_PRODUCES.get((kind, "*"))

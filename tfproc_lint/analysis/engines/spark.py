@@ -1,7 +1,7 @@
 """Spark: row UDFs, pandas UDFs (iterator ones run once per partition), `predict_batch_udf`,
 `spark.udf.register`, and the methods of RDDs and DataFrames that run a function or broadcast a
-value (api.ENGINE_SENDS, api.ENGINE_TASK_METHODS); also the GPU settings of a SparkSession builder
-or a SparkConf (TFP401). The knowledge is data in api.py.
+value (knowledge.ENGINE_SENDS, knowledge.ENGINE_TASK_METHODS); also the GPU settings of a SparkSession builder
+or a SparkConf (TFP401). The knowledge is data in knowledge/engines.py.
 """
 
 from __future__ import annotations
@@ -12,23 +12,16 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import api, engine_objects, gpu_shares
-from tfproc_lint.analysis.engines.core import engine, is_engine, owner, route, task_worker
+from tfproc_lint.analysis.engines.core import Engine, engine, is_engine, owner, route, task_worker
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope
-from tfproc_lint.analysis.values import argument
+from tfproc_lint.analysis.values import TaskCall, argument
+from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge.engines import TaskGrain
 
-# The engine's interface (engines/registry.py) -------------------------------------------------------
-NAME = "spark"
-NOUN = "Spark"
-REMEDY = ("send data or a path and build it inside the function, once per partition (rdd.mapPartitions, "
-          "or an iterator pandas_udf)")
-# Loading once per worker instead of once per task, in the engine's own terms (TFP301).
-PER_WORKER_RECIPE = ("load it once per partition instead: an iterator pandas_udf (Iterator[pd.Series] -> "
-                     "Iterator[pd.Series]) or rdd.mapPartitions")
-TASK_DECORATORS = api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS
-OBJECT_NOUNS = {"spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext"}
-_UDFS = api.SPARK_ROW_UDFS | api.SPARK_PANDAS_UDFS
+# The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
+_UDFS = knowledge.SPARK_ROW_UDFS | knowledge.SPARK_PANDAS_UDFS
 
 
 def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] | None:
@@ -39,9 +32,9 @@ def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] |
     if name in _UDFS:
         crossing = routes._spark_udf(site, name)
         return [crossing] if crossing else []
-    if name in api.SPARK_PREDICT_BATCH_UDFS and call.args:  # make_predict_fn: once per worker
-        crossing = Crossing(route("predict_batch_udf"), call, site, owner("spark", call, "per-worker", "udf"),
-                            Pickling.ALWAYS)
+    if name in knowledge.SPARK_PREDICT_BATCH_UDFS and call.args:  # make_predict_fn: once per worker
+        crossing = Crossing(route("predict_batch_udf"), call, site,
+                            owner("spark", call, TaskGrain.PER_WORKER, TaskCall.UDF), Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = call.args[0].value, site.scope
         return [crossing]
     if isinstance(func, cst.Call) and func.args:
@@ -54,24 +47,10 @@ def call_crossings(routes, site: CallSite, name: str | None) -> list[Crossing] |
 
 def task_method(routes, crossing: Crossing, receiver: str, method: str, task: cst.Arg) -> Crossing | None:
     """`spark.udf.register("f", g)` runs a wrapped UDF as its wrapper says: no crossing of its own."""
-    if (receiver, method) in api.SPARK_UDF_REGISTRATIONS \
+    if (receiver, method) in knowledge.SPARK_UDF_REGISTRATIONS \
             and routes._registers_wrapped_udf(crossing.callable, crossing.site):
         return None
     return crossing
-
-
-def pickles(analysis, crossing: Crossing) -> bool:
-    return True
-
-
-def model_failure(crossing: Crossing) -> str | None:
-    """A Keras model travels to Spark's executors."""
-    return None
-
-
-def declared_tasks(analysis) -> set[FunctionInfo]:
-    """None beyond the crossings: a decorated UDF is a crossing where it is defined."""
-    return set()
 
 
 # Routes (a mixin of EngineRoutes) -------------------------------------------------------------------
@@ -121,13 +100,15 @@ class SparkRoutes:
             info = value.info if value.kind is Kind.FUNCTION else None
         else:
             return None
-        if name in api.SPARK_ROW_UDFS:
-            tasks, label = "per-row", "a Spark udf"
+        if name in knowledge.SPARK_ROW_UDFS:
+            grain, label = TaskGrain.PER_ROW, "a Spark udf"
         else:
             iterator = (info is not None and self._takes_iterator(info)) \
                 or self._iterator_type(options if options is not None else call, site)
-            tasks, label = ("per-partition", "an iterator pandas_udf") if iterator else ("per-batch", "a pandas_udf")
-        crossing = Crossing(route(label), call, site, owner("spark", call, tasks, "udf", info=info), Pickling.ALWAYS)
+            grain, label = ((TaskGrain.PER_PARTITION, "an iterator pandas_udf") if iterator
+                            else (TaskGrain.PER_BATCH, "a pandas_udf"))
+        crossing = Crossing(route(label), call, site, owner("spark", call, grain, TaskCall.UDF, function=info),
+                            Pickling.ALWAYS)
         crossing.callable, crossing.callable_scope = function_node, scope
         return crossing
 
@@ -135,7 +116,7 @@ class SparkRoutes:
         """The pre-Spark-3 spelling: `pandas_udf(..., PandasUDFType.SCALAR_ITER)` (or MAP_ITER)."""
         for arg in call.args:
             name = self.classifier.qualified_name(arg.value, site.scope, site.order) or ""
-            if name.startswith(api.SPARK_PANDAS_UDF_TYPES) and name.endswith(api.SPARK_ITERATOR_UDF_TYPES):
+            if name.startswith(knowledge.SPARK_PANDAS_UDF_TYPES) and name.endswith(knowledge.SPARK_ITERATOR_UDF_TYPES):
                 return True
         return False
 
@@ -148,7 +129,7 @@ class SparkRoutes:
         if isinstance(annotation, cst.Subscript):
             annotation = annotation.value
         scope = info.scope.parent or info.scope
-        return self.classifier.qualified_name(annotation, scope, info.order) in api.ITERATOR_TYPES
+        return self.classifier.qualified_name(annotation, scope, info.order) in knowledge.ITERATOR_TYPES
 
 
 # What the rules ask ---------------------------------------------------------------------------------
@@ -191,7 +172,7 @@ def spark_settings(analysis) -> list[SparkSetting]:
         if not isinstance(func, cst.Attribute):
             continue
         kind = routes.object_type(func.value, site.scope, site.order)
-        if (kind, func.attr.value) not in api.SPARK_CONFIG_SETTERS:
+        if (kind, func.attr.value) not in knowledge.SPARK_CONFIG_SETTERS:
             continue
         key, value = argument(site.node, 0, "key"), argument(site.node, 1, "value")
         if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str) and value is not None:
@@ -202,7 +183,7 @@ def spark_settings(analysis) -> list[SparkSetting]:
 def spark_task_gpu_share(analysis) -> tuple[SparkSetting, float] | None:
     """The first `spark.task.resource.gpu.amount` below 1, with its value."""
     for setting in spark_settings(analysis):
-        if setting.key == api.SPARK_TASK_GPU_AMOUNT:
+        if setting.key == knowledge.SPARK_TASK_GPU_AMOUNT:
             value = gpu_shares.share(analysis, setting.value, setting.scope)
             if value is not None:
                 return setting, value
@@ -211,9 +192,13 @@ def spark_task_gpu_share(analysis) -> tuple[SparkSetting, float] | None:
 
 def spark_executor_memory_limit(analysis) -> bool:
     """`spark.executorEnv.TF_FORCE_GPU_ALLOW_GROWTH` (or another GPU memory variable) is set."""
-    prefix = api.SPARK_EXECUTOR_ENVIRONMENT
+    prefix = knowledge.SPARK_EXECUTOR_ENVIRONMENT
     return any(s.key.startswith(prefix) and s.key[len(prefix):] in api.GPU_MEMORY_ENVIRONMENT
                for s in spark_settings(analysis))
 
 
-ROUTES = SparkRoutes
+# Everything is pickled, a Keras model travels to Spark's executors, and a decorated UDF is a crossing
+# where it is defined: no task declared beyond the crossings.
+ENGINE = Engine(knowledge.SPARK, task_decorators=_UDFS,
+                object_nouns={"spark.rdd": "rdd", "spark.dataframe": "DataFrame", "spark.context": "SparkContext"},
+                routes=SparkRoutes, call_crossings=call_crossings, task_method=task_method)

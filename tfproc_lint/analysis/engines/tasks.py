@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.engines.core import enclosing_functions, engine, is_engine, is_script, task_worker
 from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINE_NOUNS, ENGINES, REMEDIES
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.routes import Crossing
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
-from tfproc_lint.analysis.values import Value
+from tfproc_lint.analysis.values import TaskCall, Value
 from tfproc_lint.analysis.walk import read_names
+from tfproc_lint.knowledge import engines as knowledge
 
 
 def worker_functions(analysis) -> set[FunctionInfo]:
@@ -25,8 +25,8 @@ def worker_functions(analysis) -> set[FunctionInfo]:
             if worker.function is not None:
                 found.add(worker.function)
     if analysis.engine_routes.active:
-        for module in ENGINES:
-            found |= module.declared_tasks(analysis)
+        for each in ENGINES:
+            found |= each.declared_tasks(analysis)
     return found
 
 
@@ -84,9 +84,9 @@ def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured:
     if value.kind is Kind.SAVED_MODEL:
         return None
     if captured:
-        error = api.ENGINE_CAPTURE_ERRORS[name]
-    elif crossing.callable is not None or crossing.owner.extra.get("method") == "actor method":
-        error = api.ENGINE_SERIALIZATION_ERRORS[name]  # a task's arguments
+        error = knowledge.ENGINE_CAPTURE_ERRORS[name]
+    elif crossing.callable is not None or crossing.owner.task.call is TaskCall.ACTOR_METHOD:
+        error = knowledge.ENGINE_SERIALIZATION_ERRORS[name]  # a task's arguments
     else:
         error = f"serialization fails in {crossing.route}"  # ray.put, scatter, broadcast
     if value.kind is Kind.TF_FUNCTION:
