@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from tfproc_lint.analysis import api
+from tfproc_lint.knowledge import tensorflow
+
 
 pytestmark = pytest.mark.tensorflow
 
@@ -55,10 +57,10 @@ def test_tensorflow_checkpoint_makers_and_model_loads_exist(monkeypatch) -> None
 
 
 def test_the_air_predictor_is_gone_from_the_installed_ray(monkeypatch) -> None:
-    """api.REMOVED_NAMES says so: the analysis still knows it, for code written for older Ray 2."""
+    """tensorflow.REMOVED_NAMES says so: the analysis still knows it, for code written for older Ray 2."""
     module = _ray_train_tensorflow(monkeypatch)
-    predictors = [name for name in api.STATE_CONSTRUCTORS if name.startswith("ray.")]
-    assert predictors and set(predictors) <= api.REMOVED_NAMES
+    predictors = [name for name in tensorflow.STATE_CONSTRUCTORS if name.startswith("ray.")]
+    assert predictors and set(predictors) <= tensorflow.REMOVED_NAMES
     for name in predictors:
         assert not hasattr(module, name.split(".")[3]), name
 

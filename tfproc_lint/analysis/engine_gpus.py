@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tfproc_lint.analysis import api, engines, gpu_shares
+
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import memory_limits
 from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo
 from tfproc_lint.analysis.values import keyword
 from tfproc_lint.analysis.walk import iter_tree
+from tfproc_lint.knowledge import environment, tensorflow
 
 
 def real_limits(analysis) -> list:
@@ -29,8 +31,8 @@ def _limits(analysis, anchor) -> bool:
         return not _false(anchor.value)
     if isinstance(anchor, cst.Call):
         options = [arg for arg in anchor.args if arg.keyword is not None
-                   and arg.keyword.value in api.GPU_MEMORY_OPTIONS]
-        if analysis.name_of(anchor.func) in api.TF1_GPU_OPTIONS or options:
+                   and arg.keyword.value in tensorflow.GPU_MEMORY_OPTIONS]
+        if analysis.name_of(anchor.func) in tensorflow.TF1_GPU_OPTIONS or options:
             return any(not _false(arg.value) for arg in options)
     return True
 
@@ -45,7 +47,7 @@ def _hides_gpus_somewhere(analysis) -> bool:
     docstrings aside."""
     for node in iter_tree(analysis.module):
         if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) \
-                and any(name in node.evaluated_value for name in api.GPU_HIDING_VARIABLES):
+                and any(name in node.evaluated_value for name in environment.GPU_HIDING_VARIABLES):
             parents = analysis.ancestors(node)
             if not (parents and isinstance(parents[0], cst.Expr)):
                 return True
@@ -58,7 +60,7 @@ def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
     memory limit at all."""
     if not analysis.engine_routes.active or real_limits(analysis) or _hides_gpus_somewhere(analysis):
         return []
-    if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == api.TF1_DEVICE_COUNT
+    if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == tensorflow.TF1_DEVICE_COUNT
            for node in iter_tree(analysis.module)):
         return []  # `ConfigProto(device_count={"GPU": 0})`: a session may see no GPU
     asked = {info for info, _, _ in _ray_gpu_asks(analysis)}
@@ -74,7 +76,7 @@ def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
 
 
 def _makes_session(analysis, call: cst.Call) -> bool:
-    return api.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
+    return tensorflow.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis import api, engine_models, engine_objects, engines
+
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
+from tfproc_lint.knowledge import batches, tensorflow
+from tfproc_lint.knowledge.processes import ONE_TASK_METHODS, POOL_MAP_METHODS as MAP_METHODS
 from tfproc_lint.rules.base import Example, Report, Rule
 
 # Rows/s of the same model served three ways on 2 cores (one row = 64 floats, 2 spawn workers with an
@@ -47,8 +50,6 @@ SPARK_ROWS_PER_S = {"row": 19, "stacked": 4312, "row_on_batch": 3729, "stacked_o
 # 2-core machine).
 DASK_ROWS_PER_S = {"row": 328, "stacked": 11274}
 RAY_ROWS_PER_S = {"row": 887, "stacked": 4157}
-MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
-ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
 
 def speedup(pattern: str) -> tuple[float, float]:
@@ -453,10 +454,10 @@ def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bo
     func = call.func
     if isinstance(func, cst.Attribute):
         receiver = engine_models.model_kind(analysis, func.value)  # also a Dask worker's `get_worker().model`
-        if receiver is Kind.KERAS_MODEL and func.attr.value in api.MODEL_BATCH_METHODS:
+        if receiver is Kind.KERAS_MODEL and func.attr.value in batches.MODEL_BATCH_METHODS:
             given = argument(call, 0, "x")
             return [(given, False)] if given is not None else []
-        if receiver is Kind.SESSION and func.attr.value in api.SESSION_RUNS:
+        if receiver is Kind.SESSION and func.attr.value in tensorflow.SESSION_RUNS:
             feed = argument(call, 1, "feed_dict")
             if isinstance(feed, cst.Dict):
                 return [(e.value, True) for e in feed.elements if isinstance(e, cst.DictElement)]
@@ -514,7 +515,7 @@ class _ItemsOf:
         if isinstance(iterable, cst.Call):
             func = iterable.func
             symbols = self.analysis.symbols
-            if isinstance(func, cst.Name) and func.value in api.ROW_ITERATIONS \
+            if isinstance(func, cst.Name) and func.value in batches.ROW_ITERATIONS \
                     and not symbols.bindings_at(func.value, self.scope, symbols.end_of_file):
                 return any(self._walks(arg.value, sources, depth + 1) for arg in iterable.args)
             if isinstance(func, cst.Attribute) and self._name(func) is None:
@@ -545,7 +546,7 @@ class _ItemsOf:
     def _wrapped_item(self, batch: cst.BaseExpression, feed: bool) -> cst.BaseExpression | None:
         if isinstance(batch, cst.Subscript) and batch.slice and isinstance(batch.slice[0].slice, cst.Index):
             first = batch.slice[0].slice.value
-            if (isinstance(first, cst.Name) and first.value == "None") or self._name(first) in api.NEW_AXIS:
+            if (isinstance(first, cst.Name) and first.value == "None") or self._name(first) in batches.NEW_AXIS:
                 return batch.value
             return None
         if feed and isinstance(batch, (cst.List, cst.Tuple)) and len(batch.elements) == 1 \
@@ -555,10 +556,10 @@ class _ItemsOf:
             return None
         name = self._name(batch.func)
         first = batch.args[0].value
-        if name in api.EXPAND_DIMS:
+        if name in batches.EXPAND_DIMS:
             axis = argument(batch, 1, "axis")
             return first if isinstance(axis, cst.Integer) and axis.evaluated_value == 0 else None
-        if name in api.ARRAYS_FROM_LISTS and isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) == 1 \
+        if name in batches.ARRAYS_FROM_LISTS and isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) == 1 \
                 and not isinstance(first.elements[0], cst.StarredElement):
             return first.elements[0].value
         if name == "numpy.reshape" and len(batch.args) > 1 and _leading_one(batch.args[1:]):
@@ -589,9 +590,9 @@ class _ItemsOf:
             return self.is_row(node.left, depth + 1) or self.is_row(node.right, depth + 1)
         if isinstance(node, cst.Call):
             func = node.func
-            if self._name(func) in api.ROW_CONVERSIONS and node.args:
+            if self._name(func) in batches.ROW_CONVERSIONS and node.args:
                 return self.is_row(node.args[0].value, depth + 1)
-            if isinstance(func, cst.Attribute) and func.attr.value in api.ROW_METHODS and self._name(func) is None:
+            if isinstance(func, cst.Attribute) and func.attr.value in batches.ROW_METHODS and self._name(func) is None:
                 return self.is_row(func.value, depth + 1)  # row.astype("float32"), row.ravel()
         return False
 
