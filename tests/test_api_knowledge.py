@@ -1,6 +1,7 @@
-"""The library knowledge in tfproc_lint/analysis/api.py against the installed libraries: every
-TensorFlow, Keras and process name the analysis relies on exists (so a rename shows up here, not
-as a silent miss), and the runtime facts that can be checked without running anything hold."""
+"""The library knowledge in tfproc_lint/knowledge/ against the
+installed libraries: every TensorFlow, Keras and process name the analysis relies on exists (so a
+rename shows up here, not as a silent miss), and the runtime facts that can be checked without running
+anything hold."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import multiprocessing
 
 import pytest
 
-from tfproc_lint.analysis import api
+from tfproc_lint.knowledge import batches, environment, processes, tensorflow
 from tfproc_lint.knowledge import engines as knowledge
 
 pytestmark = pytest.mark.tensorflow
@@ -54,20 +55,21 @@ def resolve(name: str):
 
 
 NAMES = sorted((
-    set(api.STATE_CONSTRUCTORS) | set(api.GRAPH_MODE_STATE) | set(api.STATE_BASES) | api.RUNTIME_QUERIES
-    | api.GRAPH_MODE_SWITCHES | api.TF1_GRAPH_API | set(api.RUNTIME_CONFIGURATION) | api.KERAS_BUILDS_AT_ONCE
-    | api.KERAS_SEQUENTIAL | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES) | set(api.CONTEXT_CLASSES)
-    | api.FORK_CALLS | api.PROCESS_EXITS | api.FIX_LOADERS | api.KERAS_DATASET_BASES
-    | {"multiprocessing." + method for method in api.CONTEXT_METHODS} | {api.SET_START_METHOD}
-    | set(api.POOL_SIZE_ARGUMENTS) | api.CPU_COUNT_CALLS | api.EXPAND_DIMS | api.ARRAYS_FROM_LISTS
-    | api.ROW_CONVERSIONS
-
-
-    | api.CONTEXT_FIXING_CALLS | {api.GET_CONTEXT, api.GET_START_METHOD, api.ENVIRON, api.PUTENV}
-    | api.GPU_ONLY_CONFIGURATION | api.GPU_MEMORY_LIMITS | api.GPU_QUERIES
-    | {api.LIST_PHYSICAL_DEVICES, api.SET_MEMORY_GROWTH} | api.DATASETS_STARTING_RUNTIME
-    | set(api.PROCESS_CLASS_START_METHODS) | set(api.PROCESS_ALIASES) | set(api.PROCESS_ALIASES.values())
-) - api.REMOVED_NAMES - {"threading.Thread"})
+    set(tensorflow.STATE_CONSTRUCTORS) | set(tensorflow.GRAPH_MODE_STATE) | set(tensorflow.STATE_BASES)
+    | tensorflow.RUNTIME_QUERIES | tensorflow.GRAPH_MODE_SWITCHES | tensorflow.TF1_GRAPH_API
+    | set(tensorflow.RUNTIME_CONFIGURATION) | tensorflow.KERAS_BUILDS_AT_ONCE | tensorflow.KERAS_SEQUENTIAL
+    | set(processes.PROCESS_CONSTRUCTORS) | set(processes.PROCESS_BASES) | set(processes.CONTEXT_CLASSES)
+    | processes.FORK_CALLS | processes.PROCESS_EXITS | tensorflow.FIX_LOADERS | processes.KERAS_DATASET_BASES
+    | {"multiprocessing." + method for method in processes.CONTEXT_METHODS} | {processes.SET_START_METHOD}
+    | set(processes.POOL_SIZE_ARGUMENTS) | processes.CPU_COUNT_CALLS | batches.EXPAND_DIMS | batches.ARRAYS_FROM_LISTS
+    | batches.ROW_CONVERSIONS
+    | processes.CONTEXT_FIXING_CALLS | {processes.GET_CONTEXT, processes.GET_START_METHOD}
+    | {environment.ENVIRON, environment.PUTENV}
+    | tensorflow.GPU_ONLY_CONFIGURATION | tensorflow.GPU_MEMORY_LIMITS | tensorflow.GPU_QUERIES
+    | {tensorflow.LIST_PHYSICAL_DEVICES, tensorflow.SET_MEMORY_GROWTH} | tensorflow.DATASETS_STARTING_RUNTIME
+    | set(processes.PROCESS_CLASS_START_METHODS) | set(processes.PROCESS_ALIASES)
+    | set(processes.PROCESS_ALIASES.values())
+) - tensorflow.REMOVED_NAMES - {"threading.Thread"})
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -75,18 +77,18 @@ def test_every_named_api_exists(name: str) -> None:
     assert resolve(name) is not None
 
 
-@pytest.mark.parametrize("op", sorted(api.TOP_LEVEL_OPS))
+@pytest.mark.parametrize("op", sorted(tensorflow.TOP_LEVEL_OPS))
 def test_top_level_ops_exist(op: str) -> None:
     assert callable(resolve(f"tensorflow.{op}"))
 
 
-@pytest.mark.parametrize("namespace", sorted(api.EAGER_OP_NAMESPACES))
+@pytest.mark.parametrize("namespace", sorted(tensorflow.EAGER_OP_NAMESPACES))
 def test_op_namespaces_exist(namespace: str) -> None:
     assert resolve(f"tensorflow.{namespace}") is not None
 
 
 def test_tf1_only_spellings_are_tf1_only() -> None:
-    for name in api.TF1_ONLY_SPELLINGS:
+    for name in tensorflow.TF1_ONLY_SPELLINGS:
         attribute = name.split(".", 1)[1]
         assert not hasattr(tf, attribute), f"{name} exists in TF2's top level: not TF1-only"
         assert hasattr(tf.compat.v1, attribute)
@@ -95,30 +97,30 @@ def test_tf1_only_spellings_are_tf1_only() -> None:
 def test_methods_exist_on_their_classes() -> None:
     model_methods = set(dir(keras.Model))
     removed = {"fit_generator", "predict_generator", "evaluate_generator"}  # Keras 2 only, still in old code
-    assert (api.MODEL_RUNS | api.KERAS_WORKER_METHODS) - removed <= model_methods
-    assert api.SESSION_RUNS <= set(dir(tf.compat.v1.Session))
-    assert api.DATASET_METHODS - {"ragged_batch"} <= set(dir(tf.data.Dataset))
+    assert (tensorflow.MODEL_RUNS | processes.KERAS_WORKER_METHODS) - removed <= model_methods
+    assert tensorflow.SESSION_RUNS <= set(dir(tf.compat.v1.Session))
+    assert tensorflow.DATASET_METHODS - {"ragged_batch"} <= set(dir(tf.data.Dataset))
     assert {"from_tensor_slices", "from_tensors", "from_generator", "range", "zip", "list_files"} \
-        <= set(dir(tf.data.Dataset)) and api.DATASET_FACTORIES <= set(dir(tf.data.Dataset)) | {"load"}
-    assert api.GRAPH_LOOKUPS <= set(dir(tf.Graph))
+        <= set(dir(tf.data.Dataset)) and tensorflow.DATASET_FACTORIES <= set(dir(tf.data.Dataset)) | {"load"}
+    assert tensorflow.GRAPH_LOOKUPS <= set(dir(tf.Graph))
     assert {"minimize", "apply_gradients"} <= set(dir(tf.compat.v1.train.Optimizer))
     context = multiprocessing.get_context("spawn")
-    assert all(hasattr(context, method) for method in api.CONTEXT_METHODS)
+    assert all(hasattr(context, method) for method in processes.CONTEXT_METHODS)
     from multiprocessing.managers import DictProxy, ListProxy
 
     proxy_methods = set(dir(ListProxy)) | set(dir(DictProxy)) | {"set"}
-    assert api.PROXY_SENDING_METHODS <= proxy_methods
+    assert processes.PROXY_SENDING_METHODS <= proxy_methods
 
 
 def test_not_ops_are_not_ops() -> None:
-    for name in api.NOT_OPS:
+    for name in tensorflow.NOT_OPS:
         assert resolve(f"tensorflow.{name}") is not None
 
 
 def test_pool_size_arguments_name_the_worker_count() -> None:
     import inspect
 
-    for name, (position, keyword) in api.POOL_SIZE_ARGUMENTS.items():
+    for name, (position, keyword) in processes.POOL_SIZE_ARGUMENTS.items():
         if name.split(".")[0] in OPTIONAL_ROOTS and importlib.util.find_spec(name.split(".")[0]) is None:
             continue
         parameters = list(inspect.signature(resolve(name)).parameters)
@@ -128,11 +130,11 @@ def test_pool_size_arguments_name_the_worker_count() -> None:
 def test_new_axis_is_none_and_row_methods_are_array_methods() -> None:
     import numpy as np
 
-    for name in api.NEW_AXIS:
+    for name in batches.NEW_AXIS:
         module, _, attribute = name.rpartition(".")
         assert getattr(importlib.import_module(module), attribute, "missing") is None, name
-    assert api.ROW_METHODS <= set(dir(np.ndarray))
-    assert api.MODEL_BATCH_METHODS <= set(dir(keras.Model))
+    assert batches.ROW_METHODS <= set(dir(np.ndarray))
+    assert batches.MODEL_BATCH_METHODS <= set(dir(keras.Model))
 
 
 def test_configuration_errors_are_tensorflows_own_words() -> None:
@@ -141,17 +143,17 @@ def test_configuration_errors_are_tensorflows_own_words() -> None:
     from tensorflow.python.eager import context
 
     source = inspect.getsource(context)
-    for name, error in api.RUNTIME_CONFIGURATION.items():
+    for name, error in tensorflow.RUNTIME_CONFIGURATION.items():
         assert error in source, f"{name}: {error!r} is not in tensorflow/python/eager/context.py"
-    assert set(api.GPU_ONLY_CONFIGURATION) <= set(api.RUNTIME_CONFIGURATION)
+    assert set(tensorflow.GPU_ONLY_CONFIGURATION) <= set(tensorflow.RUNTIME_CONFIGURATION)
 
 
 def test_gpu_memory_options_are_gpu_options_fields() -> None:
     fields = set(tf.compat.v1.GPUOptions.DESCRIPTOR.fields_by_name)
-    assert api.GPU_MEMORY_OPTIONS <= fields
+    assert tensorflow.GPU_MEMORY_OPTIONS <= fields
 
 
-CHEAP_FIXERS = sorted(name.split(".")[1] for name in api.CONTEXT_FIXING_CALLS
+CHEAP_FIXERS = sorted(name.split(".")[1] for name in processes.CONTEXT_FIXING_CALLS
                       if name.split(".")[1] not in ("Pool", "Manager", "set_start_method"))
 ARGUMENTS = {"Semaphore": "", "Barrier": "1", "Value": "'i'", "Array": "'i', 1"}
 
@@ -174,22 +176,40 @@ def test_knowledge_names_are_canonical() -> None:
     """A table entry that canonical() rewrites could never match a resolved name."""
     from tfproc_lint.analysis.names import canonical
 
-    tables = (set(api.STATE_CONSTRUCTORS) | set(api.PROCESS_CONSTRUCTORS) | set(api.PROCESS_BASES)
-              | api.DATASETS_STARTING_RUNTIME | set(api.PROCESS_CLASS_START_METHODS) | api.RUNTIME_QUERIES
-              | set(api.POOL_SIZE_ARGUMENTS) | api.CONTEXT_FIXING_CALLS)
+    tables = (set(tensorflow.STATE_CONSTRUCTORS) | set(processes.PROCESS_CONSTRUCTORS) | set(processes.PROCESS_BASES)
+              | tensorflow.DATASETS_STARTING_RUNTIME | set(processes.PROCESS_CLASS_START_METHODS)
+              | tensorflow.RUNTIME_QUERIES | set(processes.POOL_SIZE_ARGUMENTS) | processes.CONTEXT_FIXING_CALLS)
     assert {name for name in tables if canonical(name) != name} == set()
-    assert set(api.PROCESS_CLASS_START_METHODS) <= set(api.PROCESS_CONSTRUCTORS)
+    assert set(processes.PROCESS_CLASS_START_METHODS) <= set(processes.PROCESS_CONSTRUCTORS)
+
+
+def test_the_pool_queue_and_executor_methods_exist() -> None:
+    """knowledge/processes.py's method tables (routes.py and TFP303 read them): each is a method of
+    multiprocessing's Pool, Queue or the ProcessPoolExecutor, or of pathos's ProcessPool."""
+    import concurrent.futures
+    import multiprocessing.pool
+    import multiprocessing.queues
+
+    pool_methods = set(dir(multiprocessing.pool.Pool))
+    if importlib.util.find_spec("pathos") is not None:
+        pool_methods |= set(dir(importlib.import_module("pathos.multiprocessing").ProcessPool))
+    else:
+        pool_methods |= {"amap", "uimap", "pipe", "apipe"}
+    assert set(processes.POOL_TASK_METHODS) <= pool_methods
+    assert processes.ONE_TASK_METHODS <= set(processes.POOL_TASK_METHODS) | processes.EXECUTOR_TASK_METHODS
+    assert processes.EXECUTOR_TASK_METHODS <= set(dir(concurrent.futures.ProcessPoolExecutor))
+    assert processes.QUEUE_PUT_METHODS <= set(dir(multiprocessing.queues.Queue))
 
 
 def test_process_aliases_name_the_same_object() -> None:
     """`pathos.multiprocessing.Pool` is `multiprocess.pool.Pool`: each alias and its target are one
     object, and a prefix alias (joblib's copy of loky) holds every name the knowledge has under it."""
-    for alias, target in api.PROCESS_ALIASES.items():
+    for alias, target in processes.PROCESS_ALIASES.items():
         assert resolve(alias) is resolve(target), alias
-    for alias_prefix, target_prefix in api.PROCESS_PREFIX_ALIASES:
+    for alias_prefix, target_prefix in processes.PROCESS_PREFIX_ALIASES:
         if importlib.util.find_spec(alias_prefix.split(".")[0]) is None:
             continue
-        names = [name for name in api.PROCESS_CONSTRUCTORS if name.startswith(target_prefix)]
+        names = [name for name in processes.PROCESS_CONSTRUCTORS if name.startswith(target_prefix)]
         assert names, target_prefix
         for name in names:
             module, _, attribute = (alias_prefix + name[len(target_prefix):]).rpartition(".")
@@ -197,7 +217,7 @@ def test_process_aliases_name_the_same_object() -> None:
 
 
 def test_process_class_start_methods_are_the_classes_own() -> None:
-    for name, method in api.PROCESS_CLASS_START_METHODS.items():
+    for name, method in processes.PROCESS_CLASS_START_METHODS.items():
         assert resolve(name)._start_method == method, name
 
 
@@ -265,7 +285,8 @@ def test_every_public_pool_process_and_executor_is_covered(library: str) -> None
         for attribute in _process_classes(module):
             seen += 1
             name = canonical(f"{module_name}.{attribute}")
-            known = name in api.PROCESS_CONSTRUCTORS or name.startswith(api.THREAD_PREFIXES) or name in NOT_MODELLED
+            known = (name in processes.PROCESS_CONSTRUCTORS or name.startswith(processes.THREAD_PREFIXES)
+                     or name in NOT_MODELLED)
             if not known:
                 missing.append(f"{module_name}.{attribute} -> {name}")
     assert seen, library
@@ -277,7 +298,7 @@ def test_dataset_factories_are_the_datasets_static_constructors() -> None:
 
     static = {name for name in dir(tf.data.Dataset) if not name.startswith("_")
               and isinstance(inspect.getattr_static(tf.data.Dataset, name), (staticmethod, classmethod))}
-    assert api.DATASET_FACTORIES == static
+    assert tensorflow.DATASET_FACTORIES == static
 
 
 def test_graph_runs_take_the_session_where_the_analysis_reads_it() -> None:
@@ -285,10 +306,10 @@ def test_graph_runs_take_the_session_where_the_analysis_reads_it() -> None:
 
     with tf.Graph().as_default():
         graph_tensor = tf.compat.v1.placeholder(tf.float32)
-    index, name = api.GRAPH_RUN_SESSION
+    index, name = tensorflow.GRAPH_RUN_SESSION
     methods = [getattr(cls, method) for cls in (type(graph_tensor), type(graph_tensor.op))
-               for method in api.GRAPH_RUNS if hasattr(cls, method)]
-    assert {m.__name__ for m in methods} == api.GRAPH_RUNS
+               for method in tensorflow.GRAPH_RUNS if hasattr(cls, method)]
+    assert {m.__name__ for m in methods} == tensorflow.GRAPH_RUNS
     for method in methods:
         assert list(inspect.signature(method).parameters)[1 + index] == name, method
 
@@ -301,16 +322,16 @@ def test_eager_ops_are_tensorflows_own_op_functions() -> None:
 
     creators = {"constant", "Variable", "convert_to_tensor"}
     v1_only = {"random_normal", "random_uniform", "truncated_normal"}  # tf.compat.v1 ops
-    for op in sorted(api.TOP_LEVEL_OPS - creators):
+    for op in sorted(tensorflow.TOP_LEVEL_OPS - creators):
         function = getattr(tf.compat.v1 if op in v1_only else tf, op)
         assert hasattr(function, "_tf_fallback_dispatchers"), f"tf.{op} is not an op function"
-    for namespace in sorted(api.EAGER_OP_NAMESPACES):
+    for namespace in sorted(tensorflow.EAGER_OP_NAMESPACES):
         module = getattr(tf, namespace)
         for attribute in dir(module):
             value = getattr(module, attribute)
             if attribute.startswith("_") or inspect.isclass(value) or inspect.ismodule(value) or not callable(value):
                 continue
-            if f"{namespace}.{attribute}".startswith(tuple(api.NOT_OPS)):
+            if f"{namespace}.{attribute}".startswith(tuple(tensorflow.NOT_OPS)):
                 continue
             defined_in = inspect.unwrap(value).__module__ or ""
             op_module = any(part == "ops" or part.endswith("_ops") for part in defined_in.split("."))
@@ -389,7 +410,7 @@ def test_dataset_constructors_start_the_runtime_as_the_knowledge_says(tmp_path) 
     measured = dict(line.split("\t") for line in done.stdout.splitlines() if "\t" in line)
     assert len(measured) == 16 and "error" not in measured.values(), (measured, done.stderr[-2000:])
     starting = {f"tensorflow.data.{name}" for name, answer in measured.items() if answer == "started"}
-    assert starting == api.DATASETS_STARTING_RUNTIME
+    assert starting == tensorflow.DATASETS_STARTING_RUNTIME
 
 
 ENGINE_NAMES = sorted(

@@ -1,4 +1,4 @@
-"""The Ray Train, Ray Serve and Spark SQL knowledge in api.py (issue 30, class 5) against the
+"""The Ray Train, Ray Serve and Spark SQL knowledge in tfproc_lint/knowledge/ (issue 30, class 5) against the
 installed libraries, as tests/test_api_knowledge.py does for the rest. Ray 2.60's `ray.train`
 wants pydantic for its v2 API and `ray.serve` wants starlette and fastapi: where those are missing,
 Ray Train is imported with its v1 API (RAY_TRAIN_V2_ENABLED=0) and Ray Serve is read from its
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tfproc_lint.analysis import api
 from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge import tensorflow
 
 pytestmark = pytest.mark.tensorflow
 
@@ -56,10 +56,10 @@ def test_tensorflow_checkpoint_makers_and_model_loads_exist(monkeypatch) -> None
 
 
 def test_the_air_predictor_is_gone_from_the_installed_ray(monkeypatch) -> None:
-    """api.REMOVED_NAMES says so: the analysis still knows it, for code written for older Ray 2."""
+    """tensorflow.REMOVED_NAMES says so: the analysis still knows it, for code written for older Ray 2."""
     module = _ray_train_tensorflow(monkeypatch)
-    predictors = [name for name in api.STATE_CONSTRUCTORS if name.startswith("ray.")]
-    assert predictors and set(predictors) <= api.REMOVED_NAMES
+    predictors = [name for name in tensorflow.STATE_CONSTRUCTORS if name.startswith("ray.")]
+    assert predictors and set(predictors) <= tensorflow.REMOVED_NAMES
     for name in predictors:
         assert not hasattr(module, name.split(".")[3]), name
 

@@ -6,6 +6,7 @@ warning (TFPROC_GUARD_WARN, `python -m tfproc_lint.guard --warn`)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 import types
@@ -15,7 +16,8 @@ import pytest
 
 import processes
 from conftest import run_env
-from tfproc_lint.guard import costs, crossing, errors, objects, state, tfhooks
+from tfproc_lint.guard import costs, crossing, environ, errors, objects, state, tfhooks
+from tfproc_lint.knowledge.environment import RUNTIME_ENVIRONMENT
 
 
 def cls(name: str, module: str, *bases: type) -> type:
@@ -110,6 +112,21 @@ def test_a_refused_setting_names_the_refusal_once(monkeypatch):
     assert "TensorFlow refuses: RuntimeError: Intra op parallelism cannot be modified after initialization. Fix: " \
            in message, message
     assert ".." not in message
+
+
+@pytest.mark.parametrize("variable", sorted(RUNTIME_ENVIRONMENT))
+def test_a_variable_set_after_the_start_is_explained_as_the_linter_explains_it(monkeypatch, variable):
+    """The guard's TFP403 warning takes its explanation from the linter's table (knowledge/environment.py):
+    its own copy had lost what CUDA_VISIBLE_DEVICES set too late does to workers."""
+    monkeypatch.setenv(variable, "before")  # undone last, after os.environ is plain again
+    monkeypatch.setattr(state, "started", state.Start("the eager context was initialised", "prog.py:3", 0.0,
+                                                      os.getpid()))
+    monkeypatch.setattr(os.environ, "__class__", environ.GuardedEnviron)
+    with pytest.warns(errors.GuardWarning) as caught:
+        os.environ[variable] = "after"
+    message = str(caught[0].message)
+    assert message.startswith(f"TFP403: os.environ[{variable!r}] set at ")
+    assert f": {RUNTIME_ENVIRONMENT[variable]} (worker processes started after this do see it)" in message
 
 
 @pytest.fixture

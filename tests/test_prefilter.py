@@ -12,6 +12,7 @@ from expectations import expected, fixture_config, lint_fixtures
 from tfproc_lint import engine, flake8_plugin
 from tfproc_lint.analysis import prefilter
 from tfproc_lint.analysis.prefilter import may_match, may_match_bytes, may_match_tree
+from tfproc_lint.knowledge import packages
 from tfproc_lint.rules.base import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,12 +101,12 @@ def test_files_that_cannot_match_are_skipped(source: str) -> None:
 
 
 def test_every_runtime_setting_is_a_prefilter_marker() -> None:
-    from tfproc_lint.analysis import api
+    from tfproc_lint.knowledge import environment, tensorflow
 
-    calls = [f"{name.replace('tensorflow.', 'tf.')}(x)" for name in api.RUNTIME_CONFIGURATION]
-    aliases = [f"setter = {name.replace('tensorflow.', 'tf.')}" for name in api.RUNTIME_CONFIGURATION]
-    settings = [f"os.environ[{name!r}] = '1'" for name in api.RUNTIME_ENVIRONMENT]
-    settings += [f"os.putenv({name!r}, '1')" for name in api.RUNTIME_ENVIRONMENT]
+    calls = [f"{name.replace('tensorflow.', 'tf.')}(x)" for name in tensorflow.RUNTIME_CONFIGURATION]
+    aliases = [f"setter = {name.replace('tensorflow.', 'tf.')}" for name in tensorflow.RUNTIME_CONFIGURATION]
+    settings = [f"os.environ[{name!r}] = '1'" for name in environment.RUNTIME_ENVIRONMENT]
+    settings += [f"os.putenv({name!r}, '1')" for name in environment.RUNTIME_ENVIRONMENT]
     for line in [*calls, *aliases, *settings]:
         source = f"import os\nimport tensorflow as tf\n{line}\n"
         assert may_match(source) and may_match_bytes(source.encode()), line
@@ -163,13 +164,26 @@ def test_a_tensorflow_setting_alone_passes() -> None:
     assert not may_match("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n")
 
 
-def _process_makers() -> list[str]:
-    from tfproc_lint.analysis import api
-    from tfproc_lint.analysis.kinds import Kind
-    from tfproc_lint.analysis.names import canonical
+@pytest.mark.parametrize("package", packages.TENSORFLOW_PACKAGES)
+def test_every_tensorflow_package_the_knowledge_names_passes(package: str) -> None:
+    """A package added to knowledge/packages.py reaches the analysis: the text stage finds it."""
+    source = f"import {package} as tf\nimport multiprocessing as mp\n\nmp.Pool(2)\n"
+    assert may_match(source) and may_match_bytes(source.encode())
 
-    makers = {name for name, kind in api.PROCESS_CONSTRUCTORS.items() if kind is not Kind.THREADS}
-    return sorted(makers | {alias for alias in api.PROCESS_ALIASES if canonical(alias) in makers})
+
+@pytest.mark.parametrize("package", packages.PROCESS_PACKAGES)
+def test_every_process_package_the_knowledge_names_passes(package: str) -> None:
+    source = f"import tensorflow as tf\nimport {package} as mp\n\nmp.Pool(2)\n"
+    assert may_match(source) and may_match_bytes(source.encode())
+
+
+def _process_makers() -> list[str]:
+    from tfproc_lint.analysis.names import canonical
+    from tfproc_lint.knowledge import processes
+    from tfproc_lint.knowledge.kinds import Kind
+
+    makers = {name for name, kind in processes.PROCESS_CONSTRUCTORS.items() if kind is not Kind.THREADS}
+    return sorted(makers | {alias for alias in processes.PROCESS_ALIASES if canonical(alias) in makers})
 
 
 @pytest.mark.parametrize("name", _process_makers())

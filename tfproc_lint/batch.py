@@ -15,6 +15,7 @@ from tfproc_lint.analysis.prefilter import (
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import FileError, FileResult
 from tfproc_lint.files import SourceFile, is_notebook
+from tfproc_lint.knowledge import packages
 from tfproc_lint.rules import rule_codes
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -212,10 +213,13 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
     return result, None
 
 
+_TENSORFLOW_MARKERS = tuple(marker.encode() for marker in packages.TENSORFLOW_MARKERS)
+
+
 def _names_tensorflow(data: bytes) -> bool:
     """A file that names TensorFlow or Keras is judged by the pre-filter on its own text (the
     project check, `prefilter.may_need_project`, is for files that do not)."""
-    return b"tensorflow" in data or b"keras" in data
+    return any(marker in data for marker in _TENSORFLOW_MARKERS)
 
 
 def _any_rule_enabled(config: Config) -> bool:

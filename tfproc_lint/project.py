@@ -23,16 +23,17 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.names import canonical
 from tfproc_lint.analysis.project_names import ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
+from tfproc_lint.knowledge import packages, processes, tensorflow
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow, read_source,
+    MAX_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow,
+    read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -327,7 +328,7 @@ class Project:
             return None
         display = display_path(path)
         own_name = self.layout.module_name(path) or module
-        if not any(word in text for word in ("tensorflow", "keras", "set_start_method")) \
+        if not any(word in text for word in TENSORFLOW_WORDS) \
                 and not may_reach_tensorflow(text, path, self.layout):
             package = self.layout.package_of(path)
             exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
@@ -442,10 +443,10 @@ class Project:
         top = qualified.split(".")[0]
         last = qualified.rsplit(".", 1)[-1]
         if top in _TENSORFLOW_PACKAGES:
-            return last not in api.IMPORT_TIME_INERT
+            return last not in tensorflow.IMPORT_TIME_INERT
         if top in _PROCESS_PACKAGES:
             name = canonical(qualified)
-            return name in api.CONTEXT_FIXING_CALLS or name in _FIXING or name in api.PROCESS_CONSTRUCTORS
+            return name in processes.CONTEXT_FIXING_CALLS or name in _FIXING or name in processes.PROCESS_CONSTRUCTORS
         return self._project_name_acts(qualified, importer)
 
     def _project_name_acts(self, qualified: str, importer: Path) -> bool:
@@ -579,10 +580,10 @@ def forget_files(paths, layout: bool = True) -> None:
         project.forget(paths, moved=layout)
 
 
-_TENSORFLOW_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras"})
+_TENSORFLOW_PACKAGES = frozenset(packages.RUNTIME_PACKAGES)
 _PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "concurrent", "joblib", "loky", "pathos",
                                "torch"})
-_FIXING = frozenset({api.SET_START_METHOD, api.GET_CONTEXT, api.GET_START_METHOD})
+_FIXING = frozenset({processes.SET_START_METHOD, processes.GET_CONTEXT, processes.GET_START_METHOD})
 _BUILTINS = frozenset(dir(builtins))
 
 

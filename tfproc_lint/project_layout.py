@@ -20,6 +20,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfproc_lint.knowledge import packages, processes
+
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 DEFAULT_SOURCE_FOLDERS = (".", "src")
 MODULE_SUFFIXES = (".py",)
@@ -172,7 +174,8 @@ def absolute_module(level: int, module: str, package: str | None) -> str | None:
 # over-approximation: commented or quoted imports count too, which only lets more files through).
 _IMPORT_LINE = re.compile(
     r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t*]+)|import[ \t]+([\w., \t]+))", re.MULTILINE)
-_TENSORFLOW_WORDS = ("tensorflow", "keras", "set_start_method")
+# Words without which a module neither runs TensorFlow nor sets a start method (not read further).
+TENSORFLOW_WORDS = (*packages.TENSORFLOW_MARKERS, processes.SET_START_METHOD.rpartition(".")[2])
 MAX_IMPORT_DEPTH = 6
 
 
@@ -218,7 +221,7 @@ def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
                 imported = read_source(target).decode("utf-8", errors="replace")
             except OSError:
                 continue
-            if any(word in imported for word in _TENSORFLOW_WORDS):
+            if any(word in imported for word in TENSORFLOW_WORDS):
                 return True
             if depth + 1 < MAX_IMPORT_DEPTH:
                 pending.append((imported, target, depth + 1))

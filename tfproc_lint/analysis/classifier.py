@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
+
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.lineage import ClassLineage
 from tfproc_lint.analysis.names import canonical
@@ -24,8 +24,9 @@ from tfproc_lint.analysis.values import (
     positional,
 )
 from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge import processes, tensorflow
 
-_CALL_KINDS = {**api.STATE_CONSTRUCTORS, **api.PROCESS_CONSTRUCTORS}
+_CALL_KINDS = {**tensorflow.STATE_CONSTRUCTORS, **processes.PROCESS_CONSTRUCTORS}
 
 
 class Classifier(ClassLineage, NameResolver):
@@ -250,7 +251,7 @@ class Classifier(ClassLineage, NameResolver):
             value = self._classify_library_call(name, node, scope, order)
             if value.kind in PROCESS_OWNERS or value.kind is Kind.CONTEXT:
                 spelled = self.qualified_name(func, scope, order, raw=True) or ""
-                if spelled.startswith(api.DILL_POOL_MODULES):
+                if spelled.startswith(processes.DILL_POOL_MODULES):
                     return Value(value.kind, value.origin, value.method, value.detail, value.info,
                                  pickler=Pickler.DILL)
             return value
@@ -291,16 +292,16 @@ class Classifier(ClassLineage, NameResolver):
 
     def _classify_library_call(self, name: str, node: cst.Call, scope: Scope, order: int) -> Value:
         kind = _CALL_KINDS.get(name)
-        if kind is None and name in api.GRAPH_MODE_STATE and self.graph_mode():
-            kind = api.GRAPH_MODE_STATE[name]
+        if kind is None and name in tensorflow.GRAPH_MODE_STATE and self.graph_mode():
+            kind = tensorflow.GRAPH_MODE_STATE[name]
         if kind is None:
-            if name.startswith(api.THREAD_PREFIXES):
+            if name.startswith(processes.THREAD_PREFIXES):
                 return Value(Kind.THREADS, origin=node, detail=name)
             if name.startswith("tensorflow.data.Dataset."):
-                if name.rsplit(".", 1)[1] in api.DATASET_FACTORIES:
+                if name.rsplit(".", 1)[1] in tensorflow.DATASET_FACTORIES:
                     return Value(Kind.DATASET, origin=node, detail=name)
                 return UNKNOWN
-            if name.startswith("tensorflow.estimator.") and name.endswith(api.ESTIMATOR_SUFFIXES):
+            if name.startswith("tensorflow.estimator.") and name.endswith(tensorflow.ESTIMATOR_SUFFIXES):
                 return Value(Kind.ESTIMATOR, origin=node, detail=name)
             if name.startswith("keras.applications.") and name.rsplit(".", 1)[1][:1].isupper():
                 return Value(Kind.KERAS_MODEL, origin=node, detail=name)
@@ -316,7 +317,7 @@ class Classifier(ClassLineage, NameResolver):
         if kind in (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR):
             if name.startswith("loky."):
                 return Value(kind, origin=node, detail=name, method="loky")
-            method = api.PROCESS_CLASS_START_METHODS.get(name) or self._method_of(node, scope, order, kind)
+            method = processes.PROCESS_CLASS_START_METHODS.get(name) or self._method_of(node, scope, order, kind)
             return Value(kind, origin=node, detail=name, method=method)
         return Value(kind, origin=node, detail=name)
 
@@ -354,20 +355,20 @@ class Classifier(ClassLineage, NameResolver):
                 return self.returned_value(method, depth + 1)
         receiver = self.classify(func.value, scope, order, depth + 1)
         kind = receiver.kind
-        if kind is Kind.CONTEXT and attr in api.CONTEXT_METHODS:
-            new_kind = api.CONTEXT_METHODS[attr]
+        if kind is Kind.CONTEXT and attr in processes.CONTEXT_METHODS:
+            new_kind = processes.CONTEXT_METHODS[attr]
             return Value(new_kind, origin=node, method=receiver.method or "default",
                          detail=f"multiprocessing.{attr}", pickler=receiver.pickler,
                          provenance=receiver.provenance, task=receiver.task)
         if kind is Kind.MANAGER:  # the proxy remembers its manager: where the server process was started
             where = Provenance(proxy=True, manager=receiver.origin)
-            if attr in api.MANAGER_QUEUES:
+            if attr in processes.MANAGER_QUEUES:
                 return Value(Kind.QUEUE, origin=node, method=receiver.method, detail=f"Manager().{attr}",
                              provenance=where)
             return Value(Kind.PROXY, origin=node, method=receiver.method, provenance=where)
-        if kind is Kind.DATASET and attr in api.DATASET_METHODS:
+        if kind is Kind.DATASET and attr in tensorflow.DATASET_METHODS:
             return Value(Kind.DATASET, origin=receiver.origin, detail=receiver.detail)
-        if kind is Kind.GRAPH and attr in api.GRAPH_LOOKUPS:
+        if kind is Kind.GRAPH and attr in tensorflow.GRAPH_LOOKUPS:
             return Value(Kind.GRAPH, origin=node, detail="graph tensor")
         if kind is Kind.KERAS_MODEL and attr == "compile":
             return NONE
@@ -404,7 +405,7 @@ def _joblib_parallel(node: cst.Call, name: str) -> Value:
     in_process = jobs is None or (isinstance(jobs, cst.Integer) and jobs.evaluated_value == 1) or (
         isinstance(jobs, cst.Name) and jobs.value == "None")
     backend_name = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
-    if in_process or backend_name in api.JOBLIB_IN_PROCESS_BACKENDS or (
+    if in_process or backend_name in processes.JOBLIB_IN_PROCESS_BACKENDS or (
             isinstance(prefer, cst.SimpleString) and prefer.evaluated_value == "threads"):
         return Value(Kind.THREADS, origin=node, detail=name)
     if backend is not None and backend_name is None:

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines, gpu_shares
+from tfproc_lint.analysis import engines, gpu_shares
+
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import memory_limits
 from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo
 from tfproc_lint.analysis.values import keyword
 from tfproc_lint.analysis.walk import iter_tree
+from tfproc_lint.knowledge import engines as engine_knowledge
+from tfproc_lint.knowledge import environment, tensorflow
 
 
 def real_limits(analysis) -> list:
@@ -29,8 +32,8 @@ def _limits(analysis, anchor) -> bool:
         return not _false(anchor.value)
     if isinstance(anchor, cst.Call):
         options = [arg for arg in anchor.args if arg.keyword is not None
-                   and arg.keyword.value in api.GPU_MEMORY_OPTIONS]
-        if analysis.name_of(anchor.func) in api.TF1_GPU_OPTIONS or options:
+                   and arg.keyword.value in tensorflow.GPU_MEMORY_OPTIONS]
+        if analysis.name_of(anchor.func) in tensorflow.TF1_GPU_OPTIONS or options:
             return any(not _false(arg.value) for arg in options)
     return True
 
@@ -45,7 +48,7 @@ def _hides_gpus_somewhere(analysis) -> bool:
     docstrings aside."""
     for node in iter_tree(analysis.module):
         if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str) \
-                and any(name in node.evaluated_value for name in api.GPU_HIDING_VARIABLES):
+                and any(name in node.evaluated_value for name in environment.GPU_HIDING_VARIABLES):
             parents = analysis.ancestors(node)
             if not (parents and isinstance(parents[0], cst.Expr)):
                 return True
@@ -58,7 +61,7 @@ def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
     memory limit at all."""
     if not analysis.engine_routes.active or real_limits(analysis) or _hides_gpus_somewhere(analysis):
         return []
-    if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == api.TF1_DEVICE_COUNT
+    if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == tensorflow.TF1_DEVICE_COUNT
            for node in iter_tree(analysis.module)):
         return []  # `ConfigProto(device_count={"GPU": 0})`: a session may see no GPU
     asked = {info for info, _, _ in _ray_gpu_asks(analysis)}
@@ -74,7 +77,7 @@ def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
 
 
 def _makes_session(analysis, call: cst.Call) -> bool:
-    return api.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
+    return tensorflow.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def ray_zero_gpu_workers(analysis) -> list[ZeroGpuWorker]:
 def _ray_gpu_asks(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.BaseExpression, object]]:
     """Ray tasks and actors given a `num_gpus` (in the decorator or in `.options(...)`), with it and
     the scope it resolves in; `num_gpus=0` written out counts as no GPU."""
-    asks = [(info, keyword(decorator, api.RAY_GPU_OPTION), _scope(info))
+    asks = [(info, keyword(decorator, engine_knowledge.RAY_GPU_OPTION), _scope(info))
             for info, decorator in engines.ray_remotes(analysis)]
     asks += [(c.owner.task.function, c.owner.task.num_gpus, c.site.scope) for c in analysis.crossings
              if engines.is_engine(c) and c.owner.task.num_gpus is not None and c.owner.task.function]
@@ -145,10 +148,11 @@ def dask_gpu_clusters(analysis) -> list[DaskGpuCluster]:
         return []
     found = []
     for call in engines.dask_process_clusters(analysis):
-        workers, resources = keyword(call, api.DASK_WORKER_COUNT), keyword(call, api.DASK_RESOURCES)
+        workers = keyword(call, engine_knowledge.DASK_WORKER_COUNT)
+        resources = keyword(call, engine_knowledge.DASK_RESOURCES)
         if not (isinstance(workers, cst.Integer) and workers.evaluated_value >= 2 and isinstance(resources, cst.Dict)):
             continue
         if any(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-               and e.key.evaluated_value == api.DASK_GPU_RESOURCE for e in resources.elements):
+               and e.key.evaluated_value == engine_knowledge.DASK_GPU_RESOURCE for e in resources.elements):
             found.append(DaskGpuCluster(call, workers.evaluated_value, tasks[0]))
     return found

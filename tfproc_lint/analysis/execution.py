@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engines
+from tfproc_lint.analysis import engines
+
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
+from tfproc_lint.knowledge import processes
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -363,9 +365,9 @@ class ExecutionWalk:
         if site is None:
             return False
         name = self.classifier.qualified_name(call.func, site.scope, site.order)
-        if name in api.PROCESS_EXITS:
+        if name in processes.PROCESS_EXITS:
             return True
-        return (isinstance(call.func, cst.Name) and call.func.value in api.BUILTIN_EXITS
+        return (isinstance(call.func, cst.Name) and call.func.value in processes.BUILTIN_EXITS
                 and not self.analysis.symbols.bindings_at(call.func.value, site.scope, site.order))
 
     def _record(self, node: cst.CSTNode, state) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.symbols import Binding, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import UNKNOWN, Value, enclosing_function, keyword, merge
 from tfproc_lint.analysis.walk import calls_in
+from tfproc_lint.knowledge import processes, tensorflow
 
-_BASE_KINDS = {**api.STATE_BASES, **api.PROCESS_BASES}
+_BASE_KINDS = {**tensorflow.STATE_BASES, **processes.PROCESS_BASES}
 
 
 class ClassLineage:
@@ -76,7 +76,7 @@ class ClassLineage:
                 name = self.qualified_name(base.value, klass.outer, self.symbols.end_of_file)
                 if name in _BASE_KINDS:
                     return _BASE_KINDS[name]
-                if name in api.CONTEXT_CLASSES or self._context_type_of(base.value, klass.outer):
+                if name in processes.CONTEXT_CLASSES or self._context_type_of(base.value, klass.outer):
                     return Kind.CONTEXT
                 base_value = self.classify(base.value, klass.outer, self.symbols.end_of_file)
                 if base_value.kind is Kind.CONTEXT and isinstance(base.value, cst.Attribute):
@@ -90,8 +90,8 @@ class ClassLineage:
         for klass in self.class_lineage(info):
             for base in klass.node.bases:
                 name = self.qualified_name(base.value, klass.outer, self.symbols.end_of_file)
-                if name in api.CONTEXT_CLASSES:
-                    return api.CONTEXT_CLASSES[name]
+                if name in processes.CONTEXT_CLASSES:
+                    return processes.CONTEXT_CLASSES[name]
                 method = self._context_type_of(base.value, klass.outer)
                 if method:
                     return method

@@ -10,7 +10,6 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
@@ -22,6 +21,7 @@ from tfproc_lint.analysis.values import UNKNOWN, Value, argument, enclosing_func
 from tfproc_lint.analysis.walk import COMPREHENSIONS, LOOPS, SCOPE_NODES, calls_in, child_nodes, fork_child_statements
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, Owner, Worker, WorkerKind
 from tfproc_lint.config import Config
+from tfproc_lint.knowledge import processes
 
 
 class ModuleFacts:
@@ -131,7 +131,7 @@ class ModuleFacts:
                 owner = owner_for(value, site)
                 if owner is not None:
                     owner.fork_calls.append(site.node)
-            elif self.classifier.qualified_name(func, site.scope, site.order) in api.FORK_CALLS:
+            elif self.classifier.qualified_name(func, site.scope, site.order) in processes.FORK_CALLS:
                 owners[site.node] = self._fork_child(site)
             else:
                 keras = self._keras_workers(site)
@@ -178,7 +178,7 @@ class ModuleFacts:
         the dataset's `__getitem__` (or the generator) in each worker."""
         call = site.node
         func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in api.KERAS_WORKER_METHODS and call.args):
+        if not (isinstance(func, cst.Attribute) and func.attr.value in processes.KERAS_WORKER_METHODS and call.args):
             return None
         receiver = self.classifier.classify(func.value, site.scope, site.order)
         if receiver.kind is not Kind.KERAS_MODEL:

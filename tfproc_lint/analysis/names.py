@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from tfproc_lint.analysis import api
+from tfproc_lint.knowledge import packages, processes
 
 # Longest prefixes first; each maps a family of spellings onto one namespace.
 _PREFIXES: tuple[tuple[str, str], ...] = (
@@ -58,8 +58,8 @@ _INTERNAL = {
 def canonical(name: str | None) -> str | None:
     if not name:
         return name
-    name = api.PROCESS_ALIASES.get(name, name)
-    for prefix, replacement in (*api.PROCESS_PREFIX_ALIASES, *_PREFIXES):
+    name = processes.PROCESS_ALIASES.get(name, name)
+    for prefix, replacement in (*processes.PROCESS_PREFIX_ALIASES, *_PREFIXES):
         if name.startswith(prefix):
             name = replacement + name[len(prefix):]
             break
@@ -78,9 +78,5 @@ def canonical(name: str | None) -> str | None:
     return name
 
 
-TF_ROOTS = ("tensorflow", "keras", "tensorflow_hub", "tensorflow_datasets", "tf_keras")
-PROCESS_ROOTS = ("multiprocessing", "concurrent.futures", "billiard", "multiprocess", "torch.multiprocessing")
-
-
 def is_tensorflow(name: str | None) -> bool:
-    return bool(name) and (name.split(".")[0] in TF_ROOTS)
+    return bool(name) and (name.split(".")[0] in packages.TENSORFLOW_PACKAGES)

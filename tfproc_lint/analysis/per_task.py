@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.engines import ray_serve
 from tfproc_lint.analysis.dependence import derived_names, reads_any
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.names import is_tensorflow
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in, calls_in_evaluation_order
+from tfproc_lint.knowledge import tensorflow
 
 _CACHE_DECORATORS = ("lru_cache", "cache", "cached", "memoize", "cached_property")
 
@@ -75,14 +75,14 @@ def depends_on_task(analysis, info: FunctionInfo, builder: cst.Call, derived: se
 
 def _runs_task_fetches(analysis, call: cst.Call, derived: set[str]) -> bool:
     func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value in api.SESSION_RUNS and call.args):
+    if not (isinstance(func, cst.Attribute) and func.attr.value in tensorflow.SESSION_RUNS and call.args):
         return False
     return analysis.kind_of(func.value).kind is Kind.SESSION and reads_any(call.args[0].value, derived)
 
 
 def trains(info: FunctionInfo) -> bool:
     """The task calls a training method (`model.fit`, `optimizer.minimize`, ...)."""
-    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in api.TRAINING_METHODS
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in tensorflow.TRAINING_METHODS
                for call in calls_in(info.node.body))
 
 

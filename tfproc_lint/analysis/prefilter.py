@@ -20,28 +20,30 @@ import ast
 import os
 import re
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.names import canonical
+from tfproc_lint.knowledge import engines as engine_knowledge
+from tfproc_lint.knowledge import environment, packages
+from tfproc_lint.knowledge.tensorflow import RUNTIME_CONFIGURATION
 from tfproc_lint.project_layout import layout_for, project_imports
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
 # `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
 # Keras's own `use_multiprocessing=use_multiprocessing` is not a candidate), "fork" covers `os.fork()`.
-_GROUPS = (("multiprocess", "concurrent", "billiard", "joblib", "loky", "pathos", "fork"), ("tensorflow", "keras"),
+_GROUPS = (("multiprocess", "concurrent", "billiard", "joblib", "loky", "pathos", "fork"), packages.TENSORFLOW_MARKERS,
            ("Pool", "Process", "Queue", "Pipe", "get_context", "fork", "Parallel", "executor", "multiprocessing"))
 _BYTE_GROUPS = tuple(tuple(marker.encode() for marker in group) for group in _GROUPS)
-# The names of api.RUNTIME_CONFIGURATION and api.RUNTIME_ENVIRONMENT (tests/test_prefilter.py checks).
-_SETTINGS = ("_parallelism_threads", "device_configuration", "set_memory_growth", "set_visible_devices",
-             "CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
+# The settings the runtime reads once: RUNTIME_CONFIGURATION's setters (set_memory_growth,
+# ...) and environment.RUNTIME_ENVIRONMENT's variables.
+_SETTERS = frozenset(name.rsplit(".", 1)[1] for name in RUNTIME_CONFIGURATION)
+_VARIABLES = tuple(environment.RUNTIME_ENVIRONMENT)
+_SETTINGS = packages.markers((*sorted(_SETTERS), *_VARIABLES))
 _BYTE_SETTINGS = tuple(marker.encode() for marker in _SETTINGS)
-# Distributed engines (api.ENGINE_PACKAGES): TensorFlow and an import of one is enough.
-_ENGINES = tuple(api.ENGINE_PACKAGES)
+# Distributed engines (engine_knowledge.ENGINE_PACKAGES): TensorFlow and an import of one is enough.
+_ENGINES = tuple(engine_knowledge.ENGINE_PACKAGES)
 _BYTE_ENGINES = tuple(marker.encode() for marker in _ENGINES)
 # An import statement of one, at the start of a line (after whitespace): `^\s*` with re.MULTILINE
 # made `re` try every position; `_starts_a_line` checks it instead (the same decisions, tested).
 _ENGINE_IMPORT = re.compile(rf"(?:import|from)\s+(?:{'|'.join(_ENGINES)})\b")
-_SETTERS = frozenset(name.rsplit(".", 1)[1] for name in api.RUNTIME_CONFIGURATION)  # set_memory_growth, ...
-_VARIABLES = ("CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "TF_NUM_INT")
 # Confirmed by a `tf.config` setter's name (called, aliased or imported), or a runtime variable and
 # `os.environ`/`putenv` anywhere in the file; `may_match_tree` then looks at how they resolve.
 # The patterns that must start a word have no leading `\b`, and `re` does not search for them: each
@@ -162,7 +164,7 @@ def _makes_processes(source: str) -> bool:
 
 
 # second stage: CPython's syntax tree ----------------------------------------------------------------
-_ENVIRONMENT_ENTRIES = frozenset(name.rsplit(".", 1)[1] for name in (api.ENVIRON, api.PUTENV))
+_ENVIRONMENT_ENTRIES = frozenset(name.rsplit(".", 1)[1] for name in (environment.ENVIRON, environment.PUTENV))
 _MAX_ALIAS_DEPTH = 8  # the analysis follows aliases to values.MAX_DEPTH (6)
 
 
@@ -179,12 +181,12 @@ def may_match_tree(source: str, tree: ast.Module) -> bool:
     resolved = {canonical(name) for name in scopes.imported}
     for node, scope in scopes.spelled:
         resolved.update(scopes.resolve(node, scope, 0))
-    if not resolved.isdisjoint(api.RUNTIME_CONFIGURATION):
+    if not resolved.isdisjoint(RUNTIME_CONFIGURATION):
         return True
     # `os.environ` counts only where it is written, as settings.environment_settings reads it:
     # `environ[KEY] = ...`, `environ.update(...)` / `setdefault` / `__setitem__`; reads never matter.
-    writes = api.PUTENV in resolved or any(
-        api.ENVIRON in scopes.resolve(node, scope, 0) for node, scope in scopes.environ_writes)
+    writes = environment.PUTENV in resolved or any(
+        environment.ENVIRON in scopes.resolve(node, scope, 0) for node, scope in scopes.environ_writes)
     return writes and _names_a_runtime_variable(tree)
 
 
@@ -327,7 +329,7 @@ class _Scopes:
             self.visit_all(node.body, scope)
         else:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in api.ENVIRON_SETTERS:
+                    and node.func.attr in environment.ENVIRON_SETTERS:
                 self.environ_writes.append((node.func.value, scope))
             elif isinstance(node, ast.Attribute):
                 if node.attr in _SETTERS or node.attr in _ENVIRONMENT_ENTRIES:
@@ -362,10 +364,10 @@ def _candidates(name: str, scope: _Scope) -> list:
 
 
 def _names_a_runtime_variable(tree: ast.Module) -> bool:
-    """A string constant or keyword argument that is one of api.RUNTIME_ENVIRONMENT's names."""
+    """A string constant or keyword argument that is one of environment.RUNTIME_ENVIRONMENT's names."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and node.value in api.RUNTIME_ENVIRONMENT \
-                or isinstance(node, ast.keyword) and node.arg in api.RUNTIME_ENVIRONMENT:
+        if isinstance(node, ast.Constant) and node.value in environment.RUNTIME_ENVIRONMENT \
+                or isinstance(node, ast.keyword) and node.arg in environment.RUNTIME_ENVIRONMENT:
             return True
     return False
 

@@ -13,31 +13,16 @@ from functools import cached_property
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite, Scope, SymbolTable
 from tfproc_lint.analysis.values import Value, argument, keyword, positional
+from tfproc_lint.knowledge import processes
+from tfproc_lint.knowledge.processes import TaskData
 
-POOL_TASK_METHODS = {
-    # method: (index of the callable, index of the iterable or args, how the data is given)
-    "map": (0, 1, "iterable"),
-    "imap": (0, 1, "iterable"),
-    "imap_unordered": (0, 1, "iterable"),
-    "map_async": (0, 1, "iterable"),
-    "starmap": (0, 1, "star_iterable"),
-    "starmap_async": (0, 1, "star_iterable"),
-    "apply": (0, 1, "args"),
-    "apply_async": (0, 1, "args"),
-    # pathos pools
-    "amap": (0, 1, "iterable"),
-    "uimap": (0, 1, "iterable"),
-    "pipe": (0, 1, "star_args"),
-    "apipe": (0, 1, "star_args"),
-}
 _ITERABLE_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)
-QUEUE_METHODS = {"put", "put_nowait"}
-ROUTE_METHODS = set(POOL_TASK_METHODS) | QUEUE_METHODS | api.PROXY_SENDING_METHODS | {"submit", "send", "start"}
+ROUTE_METHODS = (set(processes.POOL_TASK_METHODS) | processes.QUEUE_PUT_METHODS | processes.PROXY_SENDING_METHODS
+                 | processes.EXECUTOR_TASK_METHODS | {"send", "start"})
 CONSTRUCTOR_NAMES = frozenset({"Pool", "Process", "ProcessPoolExecutor"})
 
 
@@ -65,10 +50,6 @@ class Pickling(enum.Enum):
     FEEDER_THREAD = "feeder-thread"  # later, by the queue's feeder thread: an error is printed, not raised
 
 
-# Routes whose every call submits one task (TFP301, TFP302, TFP303).
-ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
-
-
 @dataclass(frozen=True)
 class Route:
     """Which call sends: its kind, the method called and, where the text names it, the receiver."""
@@ -93,7 +74,7 @@ class Route:
     @property
     def submits_one_task(self) -> bool:
         """A pool's `apply`/`apply_async` or an executor's `submit`: one task per call."""
-        return self.is_pool_task and self.method in ONE_TASK_METHODS
+        return self.is_pool_task and self.method in processes.ONE_TASK_METHODS
 
 
 @dataclass(eq=False)
@@ -218,21 +199,22 @@ class RouteFinder:
         call = site.node
         owner = self.classifier.classify(func.value, site.scope, site.order)
         kind = owner.kind
-        if kind is Kind.POOL and name in POOL_TASK_METHODS:
-            callable_index, data_index, shape = POOL_TASK_METHODS[name]
+        if kind is Kind.POOL and name in processes.POOL_TASK_METHODS:
+            method = processes.POOL_TASK_METHODS[name]
+            callable_index, data_index, shape = method.callable_index, method.data_index, method.data
             crossing = Crossing(Route(RouteKind.POOL_TASK, name), call, site, owner, Pickling.ALWAYS)
             self._set_callable(crossing, argument(call, callable_index, "func"), site.scope)
-            if shape == "args":
+            if shape is TaskData.ARGS:
                 self._add_elements(crossing, argument(call, data_index, "args"), site.scope)
                 self._add_elements(crossing, argument(call, data_index + 1, "kwds"), site.scope)
-            elif shape == "star_args":
+            elif shape is TaskData.STAR_ARGS:
                 for arg in call.args[1:]:
                     crossing.sent.append(Sent(arg.value, site.scope))
             else:
                 data = argument(call, data_index, "iterable")
-                self._add_iterable(crossing, data, site.scope, starred=shape == "star_iterable")
+                self._add_iterable(crossing, data, site.scope, starred=shape is TaskData.STAR_ITERABLE)
             return crossing
-        if kind is Kind.EXECUTOR and name in ("submit", "map"):
+        if kind is Kind.EXECUTOR and name in processes.EXECUTOR_TASK_METHODS:
             crossing = Crossing(Route(RouteKind.EXECUTOR_TASK, name), call, site, owner, Pickling.ALWAYS)
             positional_args = [arg for arg in call.args if arg.keyword is None]
             if positional_args:
@@ -246,7 +228,7 @@ class RouteFinder:
                     else:
                         crossing.sent.append(Sent(arg.value, site.scope))
             return crossing
-        if kind is Kind.QUEUE and name in QUEUE_METHODS:
+        if kind is Kind.QUEUE and name in processes.QUEUE_PUT_METHODS:
             proxy = owner.provenance.proxy
             simple = owner.detail.endswith("SimpleQueue")
             pickled = Pickling.ALWAYS if (proxy or simple) else Pickling.FEEDER_THREAD
@@ -254,7 +236,7 @@ class RouteFinder:
             crossing = Crossing(route, call, site, owner, pickled)
             self._add_container_member(crossing, argument(call, 0, "obj" if not proxy else "item"), site.scope, 0)
             return crossing
-        if kind is Kind.PROXY and name in api.PROXY_SENDING_METHODS:
+        if kind is Kind.PROXY and name in processes.PROXY_SENDING_METHODS:
             crossing = Crossing(Route(RouteKind.PROXY_CALL, name), call, site, owner, Pickling.ALWAYS)
             for arg in call.args:
                 self._add_container_member(crossing, arg.value, site.scope, 0)

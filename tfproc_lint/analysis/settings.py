@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
+from tfproc_lint.knowledge import environment, tensorflow
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -32,23 +32,23 @@ class EnvSetting:
     """`os.environ["CUDA_VISIBLE_DEVICES"] = ...`, `os.environ.update(...)`, `os.putenv(...)`."""
 
     node: cst.CSTNode  # the Assign, or the call: what the execution walk records
-    keys: tuple[str, ...]  # of api.RUNTIME_ENVIRONMENT
+    keys: tuple[str, ...]  # of environment.RUNTIME_ENVIRONMENT
     spelled: str  # `os.environ["CUDA_VISIBLE_DEVICES"]` for messages
 
 
 # tf.config calls --------------------------------------------------------------------------------------
 def configuration_calls(analysis: "FileAnalysis") -> list[tuple[cst.Call, str]]:
-    """(call, canonical name) of every api.RUNTIME_CONFIGURATION call."""
+    """(call, canonical name) of every tensorflow.RUNTIME_CONFIGURATION call."""
     found = []
     for site in analysis.symbols.calls:
         name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name in api.RUNTIME_CONFIGURATION:
+        if name in tensorflow.RUNTIME_CONFIGURATION:
             found.append((site.node, name))
     return found
 
 
 # environment variables -------------------------------------------------------------------------------
-def environment_settings(analysis: "FileAnalysis", keys=api.RUNTIME_ENVIRONMENT) -> list[EnvSetting]:
+def environment_settings(analysis: "FileAnalysis", keys=environment.RUNTIME_ENVIRONMENT) -> list[EnvSetting]:
     found = []
     for site in _assignments_and_calls(analysis):
         if isinstance(site.node, cst.Assign):
@@ -70,7 +70,7 @@ def _assignments_and_calls(analysis: "FileAnalysis") -> list:
 
 
 def _is_environ(analysis: "FileAnalysis", node: cst.BaseExpression, scope: Scope) -> bool:
-    return analysis.classifier.qualified_name(node, scope, analysis.symbols.end_of_file) == api.ENVIRON
+    return analysis.classifier.qualified_name(node, scope, analysis.symbols.end_of_file) == environment.ENVIRON
 
 
 def _assigned(analysis, node: cst.Assign, scope: Scope) -> EnvSetting | None:
@@ -89,10 +89,10 @@ def _set_by_call(analysis, call: cst.Call, scope: Scope) -> EnvSetting | None:
     func = call.func
     if not isinstance(func, cst.Attribute):
         return None
-    if analysis.classifier.qualified_name(func, scope, analysis.symbols.end_of_file) == api.PUTENV:
+    if analysis.classifier.qualified_name(func, scope, analysis.symbols.end_of_file) == environment.PUTENV:
         key = string_value(analysis, call.args[0].value, scope) if call.args else None
         return EnvSetting(call, (key,), f'os.putenv("{key}", ...)') if key else None
-    if func.attr.value not in api.ENVIRON_SETTERS or not _is_environ(analysis, func.value, scope):
+    if func.attr.value not in environment.ENVIRON_SETTERS or not _is_environ(analysis, func.value, scope):
         return None
     if func.attr.value == "update":
         keys = [arg.keyword.value for arg in call.args if arg.keyword is not None]
@@ -211,7 +211,7 @@ def gpu_evidence(analysis: "FileAnalysis") -> str:
         return assumed
     for site in analysis.symbols.calls:
         name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order) or ""
-        if name in api.GPU_QUERIES:
+        if name in tensorflow.GPU_QUERIES:
             return f"`{analysis.code(site.node.func, 40)}()` on line {analysis.line_of(site.node)}"
         if name.startswith(("tensorflow.", "keras.")):
             for arg in site.node.args:
@@ -245,14 +245,15 @@ def memory_limits(analysis: "FileAnalysis") -> list[MemoryLimit]:
     found = []
     for site in analysis.symbols.calls:
         name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name in api.GPU_MEMORY_LIMITS or any(
-                arg.keyword is not None and arg.keyword.value in api.GPU_MEMORY_OPTIONS for arg in site.node.args):
+        if name in tensorflow.GPU_MEMORY_LIMITS or any(
+                arg.keyword is not None and arg.keyword.value in tensorflow.GPU_MEMORY_OPTIONS
+                for arg in site.node.args):
             found.append(MemoryLimit(site.node, analysis.code(site.node.func, 40), False))
-    for setting in environment_settings(analysis, api.GPU_MEMORY_ENVIRONMENT):
+    for setting in environment_settings(analysis, environment.GPU_MEMORY_ENVIRONMENT):
         found.append(MemoryLimit(setting.node, setting.spelled, True))
     for node in iter_tree(analysis.module):
         if isinstance(node, cst.Assign) and any(
-                isinstance(t.target, cst.Attribute) and t.target.attr.value in api.GPU_MEMORY_OPTIONS
+                isinstance(t.target, cst.Attribute) and t.target.attr.value in tensorflow.GPU_MEMORY_OPTIONS
                 for t in node.targets):
             found.append(MemoryLimit(node, "gpu_options", False))
     return found

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite
 from tfproc_lint.analysis.values import argument, keyword, literal_start_method
+from tfproc_lint.knowledge import processes
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -43,7 +43,7 @@ class SetStartMethod:
 def set_start_method_calls(analysis: "ModuleFacts") -> list[SetStartMethod]:
     found = []
     for site in analysis.symbols.calls:
-        if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) != api.SET_START_METHOD:
+        if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) != processes.SET_START_METHOD:
             continue
         force = argument(site.node, 1, "force")
         forced = force is not None and not (isinstance(force, cst.Name) and force.value in ("False", "None"))
@@ -58,16 +58,16 @@ def fixes_default_context(analysis: "ModuleFacts", call: cst.Call, graph: bool =
         return None
     classifier = analysis.classifier
     name = classifier.qualified_name(call.func, site.scope, site.order)
-    if name == api.SET_START_METHOD:
+    if name == processes.SET_START_METHOD:
         return f"{analysis.code(call, 50)} set it"
-    if name == api.GET_CONTEXT:
+    if name == processes.GET_CONTEXT:
         return "get_context() without a method fixed it" if literal_start_method(call) == "default" else None
-    if name == api.GET_START_METHOD:
+    if name == processes.GET_START_METHOD:
         allow_none = argument(call, 0, "allow_none")
         if allow_none is None or (isinstance(allow_none, cst.Name) and allow_none.value == "False"):
             return "get_start_method() without allow_none=True fixed it"
         return None
-    if name in api.CONTEXT_FIXING_CALLS:
+    if name in processes.CONTEXT_FIXING_CALLS:
         if keyword(call, "context") is not None:
             return None  # multiprocessing.pool.Pool(context=ctx)
         return f"{analysis.code(call.func, 40)}() used the default context"

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.kinds import TF1_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling, RouteKind
 from tfproc_lint.analysis.project_names import Effect
@@ -25,6 +24,7 @@ from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
+from tfproc_lint.knowledge import tensorflow
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -63,8 +63,8 @@ class TensorFlowUsage:
             if name is None or not name.startswith("tensorflow."):
                 continue
             spelled = self.classifier.qualified_name(func, site.scope, site.order, raw=True) or ""
-            if (name in api.GRAPH_MODE_SWITCHES or name in api.TF1_GRAPH_API
-                    or name.startswith(api.TF1_ONLY_PREFIXES) or spelled in api.TF1_ONLY_SPELLINGS):
+            if (name in tensorflow.GRAPH_MODE_SWITCHES or name in tensorflow.TF1_GRAPH_API
+                    or name.startswith(tensorflow.TF1_ONLY_PREFIXES) or spelled in tensorflow.TF1_ONLY_SPELLINGS):
                 return ExecutionMode(True, f"{analysis.code(func, 50)}() on line {analysis.line_of(site.node)}")
         return ExecutionMode(False)
 
@@ -97,30 +97,30 @@ class TensorFlowUsage:
         if isinstance(func, cst.Attribute):
             receiver = classifier.classify(func.value, site.scope, site.order)
             method = func.attr.value
-            if receiver.kind is Kind.SESSION and method in api.SESSION_RUNS:
+            if receiver.kind is Kind.SESSION and method in tensorflow.SESSION_RUNS:
                 return "runs a session"
-            if receiver.kind is Kind.KERAS_MODEL and method in api.MODEL_RUNS:
+            if receiver.kind is Kind.KERAS_MODEL and method in tensorflow.MODEL_RUNS:
                 return f"calls model.{method}()"
             if receiver.kind is Kind.SAVED_MODEL:
                 return "calls a loaded SavedModel"
-            if receiver.kind is Kind.ESTIMATOR and method in api.ESTIMATOR_RUNS:
+            if receiver.kind is Kind.ESTIMATOR and method in tensorflow.ESTIMATOR_RUNS:
                 return f"runs an Estimator ({method})"
-            if method in api.GRAPH_RUNS and (receiver.kind is Kind.GRAPH or self._given_session(call, site)):
+            if method in tensorflow.GRAPH_RUNS and (receiver.kind is Kind.GRAPH or self._given_session(call, site)):
                 return f"runs a session ({self.analysis.code(func, 40)}())"
         name = classifier.qualified_name(func, site.scope, site.order)
         imported = self.analysis.project.function(name) if self.analysis.project is not None else None
         if imported is not None and imported.starts is not None:
             self.external_starts[call] = imported.starts
             return f"calls {name}(), which {imported.starts.reason} ({imported.starts.place})"
-        if name in api.RUNTIME_QUERIES:
+        if name in tensorflow.RUNTIME_QUERIES:
             return f"lists devices ({self.analysis.code(func, 40)}())"
-        if name in api.RUNTIME_STRATEGIES:
+        if name in tensorflow.RUNTIME_STRATEGIES:
             return f"creates a {_short(name)}, which creates the devices"
         if self._receives_tensors(call):
             return "unpickles tf.Tensor results from the workers, which runs an op"
         if graph:
             return None
-        if value.origin is call and value.kind is Kind.DATASET and value.detail in api.DATASETS_STARTING_RUNTIME:
+        if value.origin is call and value.kind is Kind.DATASET and value.detail in tensorflow.DATASETS_STARTING_RUNTIME:
             return f"creates a tf.data dataset ({_short(value.detail)}), which runs ops eagerly"
         callee = classifier.classify(func, site.scope, site.order)
         if callee.kind is Kind.KERAS_MODEL:
@@ -142,10 +142,10 @@ class TensorFlowUsage:
         if name is None or not name.startswith("tensorflow."):
             return None
         spelled = f"{self.analysis.code(call.func, 40)}()"
-        if name in api.GRAPH_BUILDERS:
+        if name in tensorflow.GRAPH_BUILDERS:
             return f"built a TF1 graph ({spelled})"
         graph = graph_building or self.mode.graph
-        if graph and (name in api.GRAPH_MODE_BUILDERS or is_eager_op(name[len("tensorflow."):])):
+        if graph and (name in tensorflow.GRAPH_MODE_BUILDERS or is_eager_op(name[len("tensorflow."):])):
             return f"built TF1 graph nodes ({spelled})"
         return None
 
@@ -184,14 +184,14 @@ class TensorFlowUsage:
 
     def _given_session(self, call: cst.Call, site) -> bool:
         """`tensor.eval(session=sess)`, `op.run(feed, sess)`: a session is named to run the graph."""
-        index, name = api.GRAPH_RUN_SESSION
+        index, name = tensorflow.GRAPH_RUN_SESSION
         given = argument(call, index, name)
         return given is not None and self.classifier.classify(given, site.scope, site.order).kind is Kind.SESSION
 
     def _receives_tensors(self, call: cst.Call) -> bool:
         """`pool.map(task, ...)` whose task (a function of this file) returns a tf.Tensor."""
         func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value in api.SYNCHRONOUS_POOL_CALLS):
+        if not (isinstance(func, cst.Attribute) and func.attr.value in tensorflow.SYNCHRONOUS_POOL_CALLS):
             return False
         crossing = self.analysis.crossing_of(call)
         if crossing is None or crossing.callable is None or crossing.route.kind is not RouteKind.POOL_TASK:
@@ -209,11 +209,11 @@ class TensorFlowUsage:
         return False
 
     def _builds_weights(self, value, call: cst.Call) -> bool:
-        if value.detail.startswith(api.KERAS_APPLICATIONS):
+        if value.detail.startswith(tensorflow.KERAS_APPLICATIONS):
             return True
-        if value.detail in api.KERAS_BUILDS_AT_ONCE:
+        if value.detail in tensorflow.KERAS_BUILDS_AT_ONCE:
             return bool(call.args)
-        if value.detail in api.KERAS_SEQUENTIAL:
+        if value.detail in tensorflow.KERAS_SEQUENTIAL:
             text = self.analysis.module.code_for_node(call)
             return "Input" in text or "input_shape" in text
         return False
@@ -350,10 +350,10 @@ def _arrives(crossing, kind: Kind, method: str) -> bool:
 
 def is_eager_op(rest: str) -> bool:
     """`rest` is a name under `tensorflow.` that runs an op when called eagerly."""
-    if rest in api.TOP_LEVEL_OPS:
+    if rest in tensorflow.TOP_LEVEL_OPS:
         return True
     head = rest.split(".")[0]
-    return head in api.EAGER_OP_NAMESPACES and "." in rest and not rest.startswith(tuple(api.NOT_OPS))
+    return head in tensorflow.EAGER_OP_NAMESPACES and "." in rest and not rest.startswith(tuple(tensorflow.NOT_OPS))
 
 
 def _short(name: str) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.start_methods import SetStartMethod, fixes_default_context
 from tfproc_lint.analysis.values import keyword
@@ -23,8 +22,9 @@ from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import add_import, add_keyword, module_import_name
+from tfproc_lint.knowledge import processes
 
-_CONTEXT_FACTORIES = {name.rsplit(".", 1)[1] for name in api.CONTEXT_FIXING_CALLS} - {"set_start_method"}
+_CONTEXT_FACTORIES = {name.rsplit(".", 1)[1] for name in processes.CONTEXT_FIXING_CALLS} - {"set_start_method"}
 _CONTEXT_FACTORIES |= {"Process"}
 
 
@@ -103,13 +103,13 @@ def _default_context_objects(analysis: FileAnalysis) -> list[cst.Call]:
             found.append(site.node)
         elif name == "concurrent.futures.ProcessPoolExecutor" and keyword(site.node, "mp_context") is None:
             found.append(site.node)
-        elif name in (api.GET_CONTEXT, api.GET_START_METHOD) and fixes_default_context(analysis, site.node):
+        elif name in (processes.GET_CONTEXT, processes.GET_START_METHOD) and fixes_default_context(analysis, site.node):
             found.append(site.node)
     return found
 
 
 def _queries(analysis: FileAnalysis) -> set[cst.Call]:
-    asking = (api.GET_CONTEXT, api.GET_START_METHOD)
+    asking = (processes.GET_CONTEXT, processes.GET_START_METHOD)
     return {site.node for site in analysis.symbols.calls
             if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) in asking}
 

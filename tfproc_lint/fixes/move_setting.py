@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixes.common import blank_lines_above, bound_names
+from tfproc_lint.knowledge import environment, tensorflow
 
 MAX_DEPTH = 4
 # Calls a settings-only function may make besides the settings themselves.
@@ -145,13 +145,13 @@ def _only_settings(analysis: FileAnalysis, info) -> bool:
     for call in calls_in(info.node.body):
         site = analysis.site(call)
         name = analysis.name_of(call.func)
-        if name in api.RUNTIME_CONFIGURATION or name in _HARMLESS or name == api.PUTENV:
+        if name in tensorflow.RUNTIME_CONFIGURATION or name in _HARMLESS or name == environment.PUTENV:
             continue
         if isinstance(call.func, cst.Name) and call.func.value in _BUILTINS and name is None:
             continue
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in api.ENVIRON_SETTERS and site is not None \
-                and analysis.classifier.qualified_name(func.value, site.scope, site.order) == api.ENVIRON:
+        if isinstance(func, cst.Attribute) and func.attr.value in environment.ENVIRON_SETTERS and site is not None \
+                and analysis.classifier.qualified_name(func.value, site.scope, site.order) == environment.ENVIRON:
             continue
         return False
     return not any(isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))

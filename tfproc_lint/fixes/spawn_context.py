@@ -15,8 +15,9 @@ from tfproc_lint.fixes.common import (
     add_import, add_keyword, imported_worker, quoted_names, runs_only_in_the_parent, spawn_context,
 )
 from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.knowledge.packages import MULTIPROCESSING_PACKAGES
 
-_MODULES = ("multiprocessing", "torch.multiprocessing", "multiprocess", "billiard")
+_MODULES = MULTIPROCESSING_PACKAGES
 
 
 class UseSpawnContext(FixBuilder):

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, RouteKind, has_initializer
@@ -36,6 +35,8 @@ from tfproc_lint.fixes.common import (
     parameter_name_for, rename, unique_name, worker_global_name,
 )
 from tfproc_lint.fixes.worker_initializer import used_only_by
+from tfproc_lint.knowledge import processes, tensorflow
+from tfproc_lint.knowledge.processes import TaskData
 
 
 class LoadStateInWorker(FixBuilder):
@@ -132,7 +133,7 @@ class LoadStateInWorker(FixBuilder):
         if not isinstance(value, cst.Call):
             return None
         name = analysis.classifier.qualified_name(value.func, bindings[0].scope, bindings[0].order)
-        if name not in api.FIX_LOADERS or any(arg.star for arg in value.args):
+        if name not in tensorflow.FIX_LOADERS or any(arg.star for arg in value.args):
             return None
         statement = _assignment_statement(analysis, value)
         return (statement, value) if statement is not None else None
@@ -200,12 +201,13 @@ def _sent_position(crossing: Crossing, name: str):
             if _is_name(arg.value, name) and arg.keyword is None:
                 return position, first, arg
         return None
-    pool_task = route.kind is RouteKind.POOL_TASK
-    if pool_task and route.method in ("starmap", "starmap_async") and len(call.args) >= 2:
+    pool_method = processes.POOL_TASK_METHODS.get(route.method) if route.kind is RouteKind.POOL_TASK else None
+    data = pool_method.data if pool_method is not None else None
+    if data is TaskData.STAR_ITERABLE and len(call.args) >= 2:
         iterable = call.args[1].value
         if isinstance(iterable, (cst.ListComp, cst.GeneratorExp)) and isinstance(iterable.elt, cst.Tuple):
             return _in_tuple(iterable.elt, name)
-    if pool_task and route.method in ("apply", "apply_async") and len(call.args) >= 2 \
+    if data is TaskData.ARGS and len(call.args) >= 2 \
             and isinstance(call.args[1].value, cst.Tuple):
         return _in_tuple(call.args[1].value, name)
     if route.kind is RouteKind.EXECUTOR_TASK and route.method == "submit":

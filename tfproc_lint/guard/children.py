@@ -20,6 +20,8 @@ import re
 import sys
 import threading
 
+from tfproc_lint.knowledge.packages import TENSORFLOW_MARKERS
+
 from . import alarm, costs, errors, objects, state
 
 importing_main = False  # this child is re-importing the main module now
@@ -198,7 +200,7 @@ def loading_error(exc: BaseException) -> errors.GuardError | None:
         in_tensorflow = in_tensorflow or any(f"{os.sep}{m}{os.sep}" in tb.tb_frame.f_code.co_filename
                                              for m in objects.TF_MODULES)
         tb = tb.tb_next
-    if not in_tensorflow and not any(m in str(exc) for m in ("keras", "tensorflow")):
+    if not in_tensorflow and not any(m in str(exc) for m in TENSORFLOW_MARKERS):
         return None
     return errors.crossing_class("TFP102", RuntimeError)(errors.text(
         "TFP102", f"worker process {os.getpid()} cannot rebuild the TensorFlow or Keras object it was sent "

@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+from tfproc_lint.knowledge.packages import TENSORFLOW_MARKERS
+
 from . import alarm, children, costs, errors, objects, state
 
 GUARD_KEY = "tfproc_guard"  # unknown keys of the preparation data are ignored by multiprocessing
@@ -46,7 +48,7 @@ TASK_ROUTES = (ROUTES[0][1], "a ProcessPoolExecutor task (submit, map)", "a jobl
 # What a pickled TensorFlow or Keras object holds (its classes' modules): found by a C-speed search of the
 # task's bytes, so that tasks of plain data cost no walk through the task. Two literal patterns: `re`
 # searches a literal with memchr, an alternation byte by byte (measured: 6 us against 67 us for 4 KiB).
-TF_MARKS = (re.compile(rb"keras"), re.compile(rb"tensorflow"))
+TF_MARKS = tuple(re.compile(re.escape(marker.encode())) for marker in TENSORFLOW_MARKERS)
 # Above this size a task's bytes (large arrays) cost more to search (about 1.8 ms per MiB) than its
 # objects to walk (objects.find stops at MAX_NODES and does not look into arrays): walk those directly.
 SEARCH_MAX = 4 << 20

@@ -7,16 +7,9 @@ from __future__ import annotations
 import os
 import warnings
 
-from . import errors, state
+from tfproc_lint.knowledge.environment import RUNTIME_ENVIRONMENT
 
-# What each does when set too late (the same table as the linter's, tfproc_lint.analysis.api).
-RUNTIME_ENVIRONMENT = {
-    "CUDA_VISIBLE_DEVICES": "CUDA has enumerated the GPUs already, so the process keeps every GPU it saw",
-    "TF_FORCE_GPU_ALLOW_GROWTH": "the GPU allocator exists already, so memory growth stays off",
-    "TF_GPU_ALLOCATOR": "the GPU allocator exists already, so the setting does nothing",
-    "TF_NUM_INTEROP_THREADS": "the thread pools exist already, so the limit does nothing",
-    "TF_NUM_INTRAOP_THREADS": "the thread pools exist already, so the limit does nothing",
-}
+from . import errors, state
 
 
 class GuardedEnviron(type(os.environ)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 import types
 
-TF_MODULES = ("tensorflow", "keras", "tf_keras")
-KERAS_MODULES = ("keras", "tf_keras")
+from tfproc_lint.knowledge.packages import KERAS_PACKAGES as KERAS_MODULES, RUNTIME_PACKAGES as TF_MODULES
+
 # (package, class name) -> (code, what it is); a class's MRO is searched in order, so the most specific
 # class wins. The package matters: a Keras functional model is also a `keras.src.ops.function.Function`
 # and a `keras.src.ops.operation.Operation`, which are neither a tf.function nor a graph operation.

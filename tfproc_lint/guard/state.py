@@ -8,9 +8,11 @@ import os
 import sys
 import time
 
+from tfproc_lint.knowledge.packages import RUNTIME_PACKAGES
+
 # Frames in these folders are not "where": the user's line that called into them is.
 _LIBRARY_PARTS = tuple(os.sep + part + os.sep for part in (
-    "tensorflow", "keras", "tf_keras", "absl", "site-packages", "dist-packages", "multiprocessing",
+    *RUNTIME_PACKAGES, "absl", "site-packages", "dist-packages", "multiprocessing",
     "concurrent", "importlib", "collections", os.path.join("tfproc_lint", "guard"),
 ))
 

@@ -18,6 +18,8 @@ import functools
 import os
 import sys
 
+from tfproc_lint.knowledge.tensorflow import GRAPH_FORK_RATE
+
 from . import alarm, costs, errors, gpu, state
 
 CONTEXT = "tensorflow.python.eager.context"
@@ -32,8 +34,6 @@ CONTEXT_PROPERTIES = ("intra_op_parallelism_threads", "inter_op_parallelism_thre
 EXECUTORS = ("TFE_Py_FastPathExecute", "TFE_Py_Execute", "TFE_Py_ExecuteCancelable")
 SESSION_RUNS = ("_call_tf_sessionrun", "_call_tf_sessionprun")
 OPS = "tensorflow.python.framework.ops"
-# How often a fork after graph building hung (docs/probe/fork-hazard.md; the same as the linter's TFP201).
-GRAPH_FORK_RATE = "measured: 1 of 83 runs hung under load"
 
 _patched = False
 _let_run = False  # TFPROC_GUARD_WARN: this forked child warned once and now runs its ops

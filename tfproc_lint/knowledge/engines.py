@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from tfproc_lint.knowledge.kinds import Kind
+
 
 class TaskGrain(Enum):
     """How many times an engine runs a task's callable."""
@@ -37,17 +39,6 @@ DASK_WORKER_COUNT = "n_workers"
 DASK_RESOURCES = "resources"
 DASK_GPU_RESOURCE = "GPU"
 
-# How many times an engine runs a task's callable (the crossing's task grain) when TFP303 reads its
-# parameter as one row ("per-item": rdd.map, client.map, ...) or as a stream of rows to loop over
-# ("per-partition": mapPartitions, foreachPartition, mapInPandas, an iterator pandas_udf).
-ENGINE_ROW_TASKS = TaskGrain.PER_ITEM
-ENGINE_PARTITION_TASKS = TaskGrain.PER_PARTITION
-# Also read as one row per call: a Spark row `udf` ("per-row"), and a task submitted once per item of
-# a loop ("one": client.submit, dask.delayed, a Ray task or actor method); as batches whose rows a
-# loop may walk ("per-batch": a plain pandas_udf, ray.data's map_batches).
-ENGINE_UDF_ROW_TASKS = TaskGrain.PER_ROW
-ENGINE_ONE_TASKS = TaskGrain.ONE
-ENGINE_BATCH_TASKS = TaskGrain.PER_BATCH
 # Dask's per-worker state: a WorkerPlugin whose setup(worker) stores the model on the worker
 # (`worker.model = load_model(...)`), read back in tasks through `get_worker().model`.
 DASK_WORKER_PLUGINS = frozenset({"distributed.WorkerPlugin", "distributed.diagnostics.plugin.WorkerPlugin",
@@ -386,3 +377,13 @@ SPARK = EngineFacts(
                    "(mapPartitions, or an iterator pandas_udf)"),
 )
 ENGINE_FACTS = {facts.name: facts for facts in (RAY, DASK, SPARK)}
+
+
+# What `ray.get` raises for TF state a Ray task returns: Ray pickles the result in the worker, and the
+# error comes back wrapped (measured, Ray 2.x, TF 2.21: a Session or Graph, a Dataset; a Keras model
+# returns fine).
+RAY_RETURN_ERRORS = {
+    Kind.SESSION: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.GRAPH: "RayTaskError(TypeError): cannot pickle 'Graph' object",
+    Kind.DATASET: "RayTaskError(InvalidArgumentError): a Dataset does not pickle (its variant tensor)",
+}

@@ -8,11 +8,8 @@ from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.common import quoted_names
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
+from tfproc_lint.knowledge.tensorflow import GRAPH_FORK_RATE
 from tfproc_lint.rules.base import Example, Report, Rule
-
-
-# Measured by runtime_probe/fork_hazard.py (docs/probe/fork-hazard.md; tests/test_fork_hazard.py checks it).
-GRAPH_FORK_RATE = "measured: 1 of 83 runs hung under load"
 
 
 class RuntimeInitialisedBeforeFork(Rule):

@@ -6,12 +6,14 @@ import os
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, outcomes
+from tfproc_lint.analysis import outcomes
+
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
+from tfproc_lint.knowledge import processes
 from tfproc_lint.rules.base import Example, Report, Rule
 
 # Resident memory of one pool worker that imported TensorFlow and loaded its model, by start method:
@@ -193,7 +195,7 @@ class ModelPerCpu(Rule):
 def cpu_sized(analysis, owner) -> tuple[str, int] | None:
     """How the pool is sized when it is one worker per CPU (less `fewer`), else None."""
     value = owner.value
-    where = api.POOL_SIZE_ARGUMENTS.get(value.detail)
+    where = processes.POOL_SIZE_ARGUMENTS.get(value.detail)
     if value.kind not in (Kind.POOL, Kind.EXECUTOR) or where is None or value.origin is not owner.construction:
         return None
     size = argument(owner.construction, *where)
@@ -224,7 +226,7 @@ def _followed(analysis, node: cst.BaseExpression, site) -> cst.BaseExpression:
 
 def _is_cpu_count(analysis, node: cst.BaseExpression, site) -> bool:
     return isinstance(node, cst.Call) and \
-        analysis.classifier.qualified_name(node.func, site.scope, site.order) in api.CPU_COUNT_CALLS
+        analysis.classifier.qualified_name(node.func, site.scope, site.order) in processes.CPU_COUNT_CALLS
 
 
 def _built_in_each_worker(analysis, owner) -> cst.Call | None:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_models, engine_objects, engines
+from tfproc_lint.analysis import engine_models, engine_objects, engines
+
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
+from tfproc_lint.knowledge import batches, tensorflow
+from tfproc_lint.knowledge.engines import TaskGrain
+from tfproc_lint.knowledge.processes import ONE_TASK_METHODS, POOL_MAP_METHODS as MAP_METHODS
 from tfproc_lint.rules.base import Example, Report, Rule
 
 # Rows/s of the same model served three ways on 2 cores (one row = 64 floats, 2 spawn workers with an
@@ -47,8 +51,6 @@ SPARK_ROWS_PER_S = {"row": 19, "stacked": 4312, "row_on_batch": 3729, "stacked_o
 # 2-core machine).
 DASK_ROWS_PER_S = {"row": 328, "stacked": 11274}
 RAY_ROWS_PER_S = {"row": 887, "stacked": 4157}
-MAP_METHODS = frozenset({"map", "imap", "imap_unordered", "map_async", "starmap", "starmap_async", "amap", "uimap"})
-ONE_TASK_METHODS = frozenset({"apply", "apply_async", "submit"})
 
 
 def speedup(pattern: str) -> tuple[float, float]:
@@ -321,17 +323,17 @@ class RowAtATimeInference(Rule):
         """An engine task run per item on one row, per partition or batch with a loop that runs the
         model on one row at a time, or submitted once per item of a loop on one row."""
         tasks = crossing.owner.task.grain
-        if tasks not in ENGINE_TASKS or (tasks == api.ENGINE_ONE_TASKS and not analysis.loops_around(crossing.call)):
+        if tasks not in ENGINE_TASKS or (tasks == TaskGrain.ONE and not analysis.loops_around(crossing.call)):
             return
         worker = engines.task_worker(analysis, crossing)
         function = worker.function if worker.kind in RUNS_A_FUNCTION else None
-        if tasks == api.ENGINE_BATCH_TASKS and function is None:
+        if tasks == TaskGrain.PER_BATCH and function is None:
             function = engine_models.callable_class_call(analysis, crossing)
         if tasks in ONE_ROW_TASKS and worker.kind is WorkerKind.LAMBDA and worker.lambda_node is not None:
             run = _first_one_row_run(analysis, worker.lambda_node.body, _ItemsOf.of_lambda(analysis, worker))
         elif function is not None:
             items = _ItemsOf(analysis, function)
-            if tasks in (api.ENGINE_PARTITION_TASKS, api.ENGINE_BATCH_TASKS):
+            if tasks in (TaskGrain.PER_PARTITION, TaskGrain.PER_BATCH):
                 items = items.loop_rows()
             run = _first_one_row_run(analysis, function.node.body, items) if items.params else None
         else:
@@ -365,7 +367,7 @@ class RowAtATimeInference(Rule):
         method = crossing.call.func.value
         yield Report(
             method,
-            f"`{analysis.code(method, 30)}` runs the model on {ENGINE_WHERE[api.ENGINE_ONE_TASKS]} (line "
+            f"`{analysis.code(method, 30)}` runs the model on {ENGINE_WHERE[TaskGrain.ONE]} (line "
             f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; {ENGINE_FIXES['ray']}",
             related=((run, "the model runs on one row here"),),
         )
@@ -403,17 +405,17 @@ def _kept_per_worker(analysis, run: cst.Call, function, fresh_globals: bool = Fa
     return engine_models.per_worker(analysis, model, site.scope, function, fresh_globals)
 
 
-ENGINE_TASKS = frozenset({api.ENGINE_ROW_TASKS, api.ENGINE_PARTITION_TASKS, api.ENGINE_UDF_ROW_TASKS,
-                          api.ENGINE_BATCH_TASKS, api.ENGINE_ONE_TASKS})
-ONE_ROW_TASKS = frozenset({api.ENGINE_ROW_TASKS, api.ENGINE_UDF_ROW_TASKS, api.ENGINE_ONE_TASKS})
+ENGINE_TASKS = frozenset({TaskGrain.PER_ITEM, TaskGrain.PER_PARTITION, TaskGrain.PER_ROW,
+                          TaskGrain.PER_BATCH, TaskGrain.ONE})
+ONE_ROW_TASKS = frozenset({TaskGrain.PER_ITEM, TaskGrain.PER_ROW, TaskGrain.ONE})
 # Routes added after the first engine round: reported only where the model is kept per worker.
-NEW_ENGINE_TASKS = frozenset({api.ENGINE_UDF_ROW_TASKS, api.ENGINE_BATCH_TASKS, api.ENGINE_ONE_TASKS})
+NEW_ENGINE_TASKS = frozenset({TaskGrain.PER_ROW, TaskGrain.PER_BATCH, TaskGrain.ONE})
 ENGINE_WHERE = {
-    api.ENGINE_ROW_TASKS: "one row per task",
-    api.ENGINE_UDF_ROW_TASKS: "one row per call of the udf",
-    api.ENGINE_ONE_TASKS: "one row per task, one task per item of the loop",
-    api.ENGINE_PARTITION_TASKS: "one row at a time in a loop over the partition's rows",
-    api.ENGINE_BATCH_TASKS: "one row at a time in a loop over the batch's rows",
+    TaskGrain.PER_ITEM: "one row per task",
+    TaskGrain.PER_ROW: "one row per call of the udf",
+    TaskGrain.ONE: "one row per task, one task per item of the loop",
+    TaskGrain.PER_PARTITION: "one row at a time in a loop over the partition's rows",
+    TaskGrain.PER_BATCH: "one row at a time in a loop over the batch's rows",
 }
 
 
@@ -442,10 +444,10 @@ def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bo
     func = call.func
     if isinstance(func, cst.Attribute):
         receiver = engine_models.model_kind(analysis, func.value)  # also a Dask worker's `get_worker().model`
-        if receiver is Kind.KERAS_MODEL and func.attr.value in api.MODEL_BATCH_METHODS:
+        if receiver is Kind.KERAS_MODEL and func.attr.value in batches.MODEL_BATCH_METHODS:
             given = argument(call, 0, "x")
             return [(given, False)] if given is not None else []
-        if receiver is Kind.SESSION and func.attr.value in api.SESSION_RUNS:
+        if receiver is Kind.SESSION and func.attr.value in tensorflow.SESSION_RUNS:
             feed = argument(call, 1, "feed_dict")
             if isinstance(feed, cst.Dict):
                 return [(e.value, True) for e in feed.elements if isinstance(e, cst.DictElement)]
@@ -503,7 +505,7 @@ class _ItemsOf:
         if isinstance(iterable, cst.Call):
             func = iterable.func
             symbols = self.analysis.symbols
-            if isinstance(func, cst.Name) and func.value in api.ROW_ITERATIONS \
+            if isinstance(func, cst.Name) and func.value in batches.ROW_ITERATIONS \
                     and not symbols.bindings_at(func.value, self.scope, symbols.end_of_file):
                 return any(self._walks(arg.value, sources, depth + 1) for arg in iterable.args)
             if isinstance(func, cst.Attribute) and self._name(func) is None:
@@ -534,7 +536,7 @@ class _ItemsOf:
     def _wrapped_item(self, batch: cst.BaseExpression, feed: bool) -> cst.BaseExpression | None:
         if isinstance(batch, cst.Subscript) and batch.slice and isinstance(batch.slice[0].slice, cst.Index):
             first = batch.slice[0].slice.value
-            if (isinstance(first, cst.Name) and first.value == "None") or self._name(first) in api.NEW_AXIS:
+            if (isinstance(first, cst.Name) and first.value == "None") or self._name(first) in batches.NEW_AXIS:
                 return batch.value
             return None
         if feed and isinstance(batch, (cst.List, cst.Tuple)) and len(batch.elements) == 1 \
@@ -544,10 +546,10 @@ class _ItemsOf:
             return None
         name = self._name(batch.func)
         first = batch.args[0].value
-        if name in api.EXPAND_DIMS:
+        if name in batches.EXPAND_DIMS:
             axis = argument(batch, 1, "axis")
             return first if isinstance(axis, cst.Integer) and axis.evaluated_value == 0 else None
-        if name in api.ARRAYS_FROM_LISTS and isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) == 1 \
+        if name in batches.ARRAYS_FROM_LISTS and isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) == 1 \
                 and not isinstance(first.elements[0], cst.StarredElement):
             return first.elements[0].value
         if name == "numpy.reshape" and len(batch.args) > 1 and _leading_one(batch.args[1:]):
@@ -578,9 +580,9 @@ class _ItemsOf:
             return self.is_row(node.left, depth + 1) or self.is_row(node.right, depth + 1)
         if isinstance(node, cst.Call):
             func = node.func
-            if self._name(func) in api.ROW_CONVERSIONS and node.args:
+            if self._name(func) in batches.ROW_CONVERSIONS and node.args:
                 return self.is_row(node.args[0].value, depth + 1)
-            if isinstance(func, cst.Attribute) and func.attr.value in api.ROW_METHODS and self._name(func) is None:
+            if isinstance(func, cst.Attribute) and func.attr.value in batches.ROW_METHODS and self._name(func) is None:
                 return self.is_row(func.value, depth + 1)  # row.astype("float32"), row.ravel()
         return False
 

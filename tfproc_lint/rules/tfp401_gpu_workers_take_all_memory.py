@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_gpus, engines, gpu_shares
+from tfproc_lint.analysis import engine_gpus, engines, gpu_shares
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
@@ -13,6 +13,7 @@ from tfproc_lint.analysis.walk import calls_in
 from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
 from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.knowledge import engines as engine_knowledge
 
 
 class GpuWorkersTakeAllMemory(Rule):
@@ -336,7 +337,7 @@ class GpuWorkersTakeAllMemory(Rule):
                 continue
             yield Report(
                 setting.value,
-                f"{api.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} lets Spark run up to "
+                f"{engine_knowledge.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} lets Spark run up to "
                 f"{_tasks_per_gpu(value)} tasks on one GPU at once, and `{function.node.name.value}` runs "
                 "TensorFlow there with no GPU memory limit: the first task to start maps nearly all of the GPU's "
                 "memory and the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task "

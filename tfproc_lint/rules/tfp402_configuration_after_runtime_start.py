@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import configuration_calls, forked_after_start, worker_calls
 from tfproc_lint.analysis.start_methods import catches_runtime_error
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
+from tfproc_lint.knowledge.tensorflow import GPU_ONLY_CONFIGURATION, RUNTIME_CONFIGURATION
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -154,7 +154,7 @@ class ConfigurationAfterRuntimeStart(Rule):
             reported.add(call)
             line = analysis.line_of(started.call)
             swallowed = catches_runtime_error(analysis, call)
-            effect = (f"it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)}"
+            effect = (f"it raises `RuntimeError: {RUNTIME_CONFIGURATION[name]}`{_where(name)}"
                       + (", which the `except` around it swallows, so the setting is lost" if swallowed else ""))
             yield Report(
                 call,
@@ -178,7 +178,7 @@ class ConfigurationAfterRuntimeStart(Rule):
                     call,
                     f"`{analysis.code(call.func, 60)}()` runs in {with_article(owner.noun)} worker forked after the "
                     f"parent started TensorFlow's runtime (line {line}: {started.reason}): the child inherits the "
-                    f"started runtime, so it raises `RuntimeError: {api.RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
+                    f"started runtime, so it raises `RuntimeError: {RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
                     "every worker (a Pool replaces the dead workers forever, an executor breaks); configure "
                     f"in the parent before line {line}, or start the workers from "
                     "multiprocessing.get_context(\"spawn\")",
@@ -189,4 +189,4 @@ class ConfigurationAfterRuntimeStart(Rule):
 
 
 def _where(name: str) -> str:
-    return " on a machine with a GPU" if name in api.GPU_ONLY_CONFIGURATION else ""
+    return " on a machine with a GPU" if name in GPU_ONLY_CONFIGURATION else ""

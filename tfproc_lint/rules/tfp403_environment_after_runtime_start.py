@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tfproc_lint.analysis import api
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import environment_settings, forked_after_start, worker_nodes
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
+from tfproc_lint.knowledge import environment
 from tfproc_lint.rules.base import Example, Report, Rule
 
 
@@ -214,4 +214,4 @@ class EnvironmentAfterRuntimeStart(Rule):
 
 
 def _effect(setting) -> str:
-    return api.RUNTIME_ENVIRONMENT[setting.keys[0]]
+    return environment.RUNTIME_ENVIRONMENT[setting.keys[0]]

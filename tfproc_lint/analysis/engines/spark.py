@@ -11,13 +11,14 @@ from functools import cached_property
 
 import libcst as cst
 
-from tfproc_lint.analysis import api, engine_objects, gpu_shares
+from tfproc_lint.analysis import engine_objects, gpu_shares
 from tfproc_lint.analysis.engines.core import Engine, engine, is_engine, owner, route, task_worker
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling
 from tfproc_lint.analysis.symbols import CallSite, FunctionInfo, Scope
 from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.knowledge import environment
 from tfproc_lint.knowledge.engines import TaskGrain
 
 # The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
@@ -193,7 +194,7 @@ def spark_task_gpu_share(analysis) -> tuple[SparkSetting, float] | None:
 def spark_executor_memory_limit(analysis) -> bool:
     """`spark.executorEnv.TF_FORCE_GPU_ALLOW_GROWTH` (or another GPU memory variable) is set."""
     prefix = knowledge.SPARK_EXECUTOR_ENVIRONMENT
-    return any(s.key.startswith(prefix) and s.key[len(prefix):] in api.GPU_MEMORY_ENVIRONMENT
+    return any(s.key.startswith(prefix) and s.key[len(prefix):] in environment.GPU_MEMORY_ENVIRONMENT
                for s in spark_settings(analysis))
 
 

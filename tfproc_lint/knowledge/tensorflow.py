@@ -1,32 +1,14 @@
-"""What tfproc-lint knows about the libraries' APIs, as data, in one place.
+"""TensorFlow and Keras: what is runtime state, what starts the runtime, TF1 graph mode, the
+settings the runtime reads once, GPUs, and what runs harmlessly at import time.
 
-Names are canonical (see names.py: `tf.compat.v1.Session` -> `tensorflow.Session`,
-`tf.keras.models.load_model` -> `keras.models.load_model`, `multiprocess.Pool` ->
-`multiprocessing.Pool`). tests/test_api_knowledge.py checks every TensorFlow, Keras and process
-name below against the installed libraries, so a renamed or removed API shows up as a failing
-test rather than as a silent miss. The analysis modules read these tables; they hold no word
-lists of their own.
+Names are canonical (analysis/names.py: `tf.compat.v1.Session` -> `tensorflow.Session`,
+`tf.keras.models.load_model` -> `keras.models.load_model`, `multiprocess.Pool` -> `multiprocessing.Pool`).
+tests/test_api_knowledge.py checks the names against the installed libraries.
 """
 
 from __future__ import annotations
 
-from tfproc_lint.analysis.kinds import Kind
-# The engines' knowledge lives in tfproc_lint/knowledge/engines.py (shared with the guard); re-exported
-# here for the modules that still read it through api.
-from tfproc_lint.knowledge.engines import (  # noqa: F401
-    DASK_WORKER_COUNT, DASK_RESOURCES, DASK_GPU_RESOURCE, ENGINE_ROW_TASKS, ENGINE_PARTITION_TASKS,
-    ENGINE_UDF_ROW_TASKS, ENGINE_ONE_TASKS, ENGINE_BATCH_TASKS, DASK_WORKER_PLUGINS, DASK_PLUGIN_SETUP,
-    DASK_GET_WORKER, ENGINES, ENGINE_PACKAGES, ENGINE_SERIALIZATION_ERRORS, ENGINE_CAPTURE_ERRORS, RAY_REMOTE,
-    RAY_SUBMIT, RAY_OPTIONS, RAY_PUT, RAY_GPU_OPTION, RAY_TF_CHECKPOINT_CLASSES, RAY_TF_CHECKPOINT_MAKERS,
-    RAY_TF_CHECKPOINT_MODEL_LOADS, RAY_SERVE_DEPLOYMENTS, RAY_SERVE_ONCE_METHODS, RAY_SERVE_CACHED,
-    ENGINE_FACTORIES, ENGINE_OBJECT_CLASSES, ENGINE_PRODUCES, ENGINE_TASK_METHODS, ENGINE_SENDS, ENGINE_ANNOTATIONS,
-    ENGINE_PARAMETER_MEMBERS, ENGINE_PRESERVING_MEMBERS, ENGINE_STAR_EXPORTS, DASK_LOCAL_CLUSTERS, DASK_CLIENTS,
-    DASK_CLUSTER_THREADS_OPTION, DASK_CLIENT_ADDRESS_OPTION, DASK_SCHEDULER_ADDRESS_STRINGS,
-    DASK_SCHEDULER_ADDRESS_KEYWORD, DASK_INITIALIZERS, DASK_DELAYED, DASK_KERAS_BROKEN_SENDS, SPARK_ROW_UDFS,
-    SPARK_PANDAS_UDFS, SPARK_PREDICT_BATCH_UDFS, SPARK_UDF_REGISTRATIONS, SPARK_CONFIG_SETTERS,
-    SPARK_TASK_GPU_AMOUNT, SPARK_EXECUTOR_ENVIRONMENT, SPARK_PANDAS_UDF_TYPES, SPARK_ITERATOR_UDF_TYPES,
-    ITERATOR_TYPES,
-)
+from tfproc_lint.knowledge.kinds import Kind
 
 # --- TensorFlow runtime state: constructors and loaders -------------------------------------------
 STATE_CONSTRUCTORS: dict[str, Kind] = {
@@ -192,6 +174,9 @@ GRAPH_BUILDERS = frozenset({
 })
 # ... and these only in graph mode (in eager mode they run ops, which starts the runtime itself).
 GRAPH_MODE_BUILDERS = frozenset({"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.train.Saver"})
+# How often a fork after graph building hung, measured by runtime_probe/fork_hazard.py (docs/probe/fork-hazard.md;
+# tests/test_fork_hazard.py checks it): TFP201's message and the guard's (guard/tfhooks.py) say it.
+GRAPH_FORK_RATE = "measured: 1 of 83 runs hung under load"
 
 # TF1: methods of graph objects that run their graph in a session, like `sess.run` (and so start
 # the runtime): `Tensor.eval(feed_dict=None, session=None)`, `Variable.eval(session=None)`,
@@ -221,19 +206,6 @@ GPU_ONLY_CONFIGURATION = frozenset({
     "tensorflow.config.set_visible_devices",
     "tensorflow.config.experimental.set_visible_devices",
 })
-# Environment variables the runtime reads once (CUDA's device list at CUDA initialisation, the
-# allocator and the thread pools when the runtime starts): what each does when set too late.
-RUNTIME_ENVIRONMENT: dict[str, str] = {
-    "CUDA_VISIBLE_DEVICES": "CUDA has enumerated the GPUs already, so the process keeps every GPU it saw "
-                            "(workers meant to get one GPU each all land on the same ones)",
-    "TF_FORCE_GPU_ALLOW_GROWTH": "the GPU allocator exists already, so memory growth stays off",
-    "TF_GPU_ALLOCATOR": "the GPU allocator exists already, so the setting does nothing",
-    "TF_NUM_INTEROP_THREADS": "the thread pools exist already, so the limit does nothing",
-    "TF_NUM_INTRAOP_THREADS": "the thread pools exist already, so the limit does nothing",
-}
-ENVIRON = "os.environ"
-ENVIRON_SETTERS = frozenset({"update", "setdefault", "__setitem__"})
-PUTENV = "os.putenv"
 
 # --- GPUs (TFP401) ----------------------------------------------------------------------------------
 # A process that does one of these does not map all GPU memory (or sees no GPU, or one of its own).
@@ -245,15 +217,10 @@ GPU_MEMORY_LIMITS = frozenset({
     "tensorflow.config.experimental.set_visible_devices",
     "tensorflow.GPUOptions",
 })
-GPU_MEMORY_ENVIRONMENT = frozenset({"CUDA_VISIBLE_DEVICES", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR"})
 # TF1 `GPUOptions` fields, also set as attributes (`config.gpu_options.allow_growth = True`).
 GPU_MEMORY_OPTIONS = frozenset({"allow_growth", "per_process_gpu_memory_fraction", "visible_device_list"})
 TF1_GPU_OPTIONS = frozenset({"tensorflow.GPUOptions"})
 TF1_DEVICE_COUNT = "device_count"  # ConfigProto(device_count={"GPU": 0}): a session with no GPU device
-# Names whose mention (a runtime_env's env_vars, a launcher) may hide or limit the GPUs of engine
-# workers: TFP401's engine checks stay silent. RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1 makes Ray give
-# zero-GPU workers an empty CUDA_VISIBLE_DEVICES (by default, Ray 2.60 leaves the node's: measured).
-GPU_HIDING_VARIABLES = (*sorted(GPU_MEMORY_ENVIRONMENT), "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO")
 # Calls that show the code means to use a GPU (besides GPU device strings such as "/GPU:0").
 GPU_QUERIES = frozenset({
     "tensorflow.test.is_gpu_available",
@@ -262,163 +229,13 @@ GPU_QUERIES = frozenset({
     "tensorflow.test.is_built_with_gpu_support",
     "keras.utils.multi_gpu_model",
 })
-# Project dependencies on a GPU build of TensorFlow (config.py reads them).
-GPU_DISTRIBUTIONS = ("tensorflow-gpu", "tensorflow[and-cuda]", "tf-nightly-gpu", "tf-nightly[and-cuda]")
 # The memory-growth fix calls these.
 LIST_PHYSICAL_DEVICES = "tensorflow.config.list_physical_devices"
 SET_MEMORY_GROWTH = "tensorflow.config.experimental.set_memory_growth"
 
-# --- Processes -------------------------------------------------------------------------------------
-PROCESS_CONSTRUCTORS: dict[str, Kind] = {
-    "multiprocessing.Pool": Kind.POOL,
-    "multiprocessing.Process": Kind.PROCESS,
-    "multiprocessing.get_context": Kind.CONTEXT,
-    "multiprocessing.Queue": Kind.QUEUE,
-    "multiprocessing.SimpleQueue": Kind.QUEUE,
-    "multiprocessing.JoinableQueue": Kind.QUEUE,
-    "multiprocessing.Pipe": Kind.PIPE_PAIR,
-    "multiprocessing.Manager": Kind.MANAGER,
-    "multiprocessing.SyncManager": Kind.MANAGER,
-    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
-    "loky.ProcessPoolExecutor": Kind.EXECUTOR,
-    "loky.get_reusable_executor": Kind.EXECUTOR,
-    "joblib.Parallel": Kind.PARALLEL,
-    "pathos.multiprocessing.ProcessPool": Kind.POOL,
-    # Process classes of one start method (multiprocessing.context, not exported at the top).
-    "multiprocessing.ForkProcess": Kind.PROCESS,
-    "multiprocessing.SpawnProcess": Kind.PROCESS,
-    "multiprocessing.ForkServerProcess": Kind.PROCESS,
-    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
-    "multiprocessing.ThreadPool": Kind.THREADS,
-    "threading.Thread": Kind.THREADS,
-    "pathos.serial.SerialPool": Kind.THREADS,  # runs every task in the calling process
-}
-THREAD_PREFIXES = ("multiprocessing.dummy.", "pathos.threading.")
-PROCESS_CLASS_START_METHODS = {
-    "multiprocessing.ForkProcess": "fork",
-    "multiprocessing.SpawnProcess": "spawn",
-    "multiprocessing.ForkServerProcess": "forkserver",
-}
-# Names a process library exports for a class that lives elsewhere (`pathos.multiprocessing.Pool`
-# is `multiprocess.pool.Pool`, not pathos's own ProcessPool); names.canonical() follows them, then
-# its prefixes. tests/test_api_knowledge.py checks that each pair names one object, and that
-# every public pool, process and executor class of the supported libraries is covered.
-PROCESS_ALIASES = {
-    "pathos.multiprocessing.Pool": "multiprocess.pool.Pool",
-    "pathos.helpers.ProcessPool": "multiprocess.pool.Pool",
-    "pathos.pools._ProcessPool": "multiprocess.pool.Pool",
-    "pathos.multiprocessing.ThreadPool": "multiprocess.dummy.Pool",
-    "pathos.helpers.ThreadPool": "multiprocess.dummy.Pool",
-    "pathos.pools._ThreadPool": "multiprocess.dummy.Pool",
-    "pathos.multiprocessing.ProcessingPool": "pathos.multiprocessing.ProcessPool",
-    "pathos.pools.ProcessPool": "pathos.multiprocessing.ProcessPool",
-    "pathos.multiprocessing.ThreadingPool": "pathos.threading.ThreadPool",
-    "pathos.pools.ThreadPool": "pathos.threading.ThreadPool",
-    "pathos.pools.SerialPool": "pathos.serial.SerialPool",
-    "pathos.serial.PythonSerial": "pathos.serial.SerialPool",
-    "pathos.python.SerialPool": "pathos.serial.SerialPool",
-    "pathos.pools.ParallelPool": "pathos.parallel.ParallelPool",
-    "pathos.parallel.ParallelPythonPool": "pathos.parallel.ParallelPool",
-    "joblib.parallel.Parallel": "joblib.Parallel",
-}
-# joblib ships loky inside it: the same API under another package name.
-PROCESS_PREFIX_ALIASES = (("joblib.externals.loky.", "loky."),)
-PROCESS_BASES: dict[str, Kind] = {
-    "multiprocessing.Process": Kind.PROCESS,
-    "multiprocessing.Pool": Kind.POOL,
-    "concurrent.futures.ProcessPoolExecutor": Kind.EXECUTOR,
-    "concurrent.futures.ThreadPoolExecutor": Kind.THREADS,
-    "multiprocessing.ThreadPool": Kind.THREADS,
-    "threading.Thread": Kind.THREADS,
-}
-# Context classes (`class C(multiprocessing.context.ForkContext)`) and their start methods.
-CONTEXT_CLASSES = {
-    "multiprocessing.ForkContext": "fork",
-    "multiprocessing.SpawnContext": "spawn",
-    "multiprocessing.ForkServerContext": "forkserver",
-    "multiprocessing.DefaultContext": "default",
-}
-CONTEXT_METHODS: dict[str, Kind] = {
-    "Pool": Kind.POOL,
-    "Process": Kind.PROCESS,
-    "Queue": Kind.QUEUE,
-    "SimpleQueue": Kind.QUEUE,
-    "JoinableQueue": Kind.QUEUE,
-    "Pipe": Kind.PIPE_PAIR,
-    "Manager": Kind.MANAGER,
-}
-MANAGER_QUEUES = frozenset({"Queue", "JoinableQueue"})
-# Methods of Manager proxies that send their argument to the manager process (pickled).
-PROXY_SENDING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "__setitem__", "set"})
-SET_START_METHOD = "multiprocessing.set_start_method"
-GET_CONTEXT = "multiprocessing.get_context"
-GET_START_METHOD = "multiprocessing.get_start_method"
-# Calls on the default context that fix its start method: a later `set_start_method()` without
-# `force=True` raises `RuntimeError: context has already been set` (measured here). So do
-# `get_context()` without a method, `get_start_method()` without `allow_none=True`, a default
-# `Process.start()` and a `ProcessPoolExecutor` without `mp_context`; `get_context("spawn")`,
-# `Pipe()` and a `Process` that is only constructed do not.
-CONTEXT_FIXING_CALLS = frozenset({
-    "multiprocessing.Pool", "multiprocessing.Queue", "multiprocessing.SimpleQueue", "multiprocessing.JoinableQueue",
-    "multiprocessing.Manager", "multiprocessing.Lock", "multiprocessing.RLock", "multiprocessing.Semaphore",
-    "multiprocessing.BoundedSemaphore", "multiprocessing.Condition", "multiprocessing.Event",
-    "multiprocessing.Barrier", "multiprocessing.Value", "multiprocessing.Array", "multiprocessing.set_start_method",
-})
-FORK_CALLS = frozenset({"os.fork", "os.forkpty"})
-# Library pools that pickle with dill (lambdas and closures travel) or cloudpickle.
-DILL_POOL_MODULES = ("multiprocess.", "pathos.")
-# joblib backends that start no process.
-JOBLIB_IN_PROCESS_BACKENDS = frozenset({"threading", "sequential", "dask"})
-# Keras data workers: `use_multiprocessing=True` with `workers=N` starts processes.
-KERAS_WORKER_METHODS = frozenset({"fit", "fit_generator", "predict", "predict_generator", "evaluate",
-                                  "evaluate_generator"})
-KERAS_DATASET_BASES = frozenset({"keras.utils.PyDataset", "keras.utils.Sequence", "keras.utils.data_utils.Sequence"})
-
-# --- Pool sizes (TFP302) ---------------------------------------------------------------------------
-# Where a pool takes its worker count (position, keyword); absent or None means one worker per CPU.
-POOL_SIZE_ARGUMENTS: dict[str, tuple[int, str]] = {
-    "multiprocessing.Pool": (0, "processes"),
-    "concurrent.futures.ProcessPoolExecutor": (0, "max_workers"),
-    "loky.ProcessPoolExecutor": (0, "max_workers"),
-    "loky.get_reusable_executor": (0, "max_workers"),
-}
-CPU_COUNT_CALLS = frozenset({"os.cpu_count", "multiprocessing.cpu_count", "joblib.cpu_count", "psutil.cpu_count"})
-
-# --- One item as a batch of one (TFP303) ------------------------------------------------------------
-# Model methods that run the model on the batch given as their first argument.
-MODEL_BATCH_METHODS = frozenset({"predict", "predict_on_batch"})
-# `np.expand_dims(x, 0)`; `x[np.newaxis]` (newaxis is None: read by name); `np.array([x])`.
-EXPAND_DIMS = frozenset({"numpy.expand_dims", "tensorflow.expand_dims"})
-NEW_AXIS = frozenset({"numpy.newaxis", "tensorflow.newaxis"})
-ARRAYS_FROM_LISTS = frozenset({"numpy.array", "numpy.asarray", "numpy.stack", "numpy.vstack", "tensorflow.constant",
-                               "tensorflow.convert_to_tensor", "tensorflow.stack"})
-# Conversions that leave an item an in-memory row (dtype, shape, copy). Anything else between the
-# task's argument and the model (reading a file, decoding an image) makes each task more than a row.
-ROW_CONVERSIONS = frozenset({"numpy.asarray", "numpy.array", "numpy.float32", "numpy.ravel", "numpy.reshape",
-                             "tensorflow.cast", "tensorflow.constant", "tensorflow.convert_to_tensor",
-                             "tensorflow.reshape"})
-ROW_METHODS = frozenset({"astype", "reshape", "flatten", "ravel", "copy", "squeeze"})
-# Builtins that keep the elements of what they are given: `for i, row in enumerate(rows)` still
-# walks the partition's rows (TFP303's loop over rows inside an engine task). Builtins by their bare
-# name, taken only where the module does not bind it.
-ROW_ITERATIONS = frozenset({"enumerate", "zip", "iter", "list", "tuple"})
-
-# --- Program exits ------------------------------------------------------------------------------------
-PROCESS_EXITS = frozenset({"sys.exit", "os._exit", "os.abort", "builtins.exit", "builtins.quit"})
-BUILTIN_EXITS = frozenset({"exit", "quit"})
-
 # --- Names a fix may add ----------------------------------------------------------------------------
 FIX_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "tensorflow.saved_model.load",
                          "tensorflow_hub.load"})
-
-# What `ray.get` raises for TF state a Ray task returns: Ray pickles the result in the worker, and the
-# error comes back wrapped (measured, Ray 2.x, TF 2.21: a Session or Graph, a Dataset; a Keras model
-# returns fine).
-RAY_RETURN_ERRORS = {
-    Kind.SESSION: "RayTaskError(TypeError): cannot pickle 'Graph' object",
-    Kind.GRAPH: "RayTaskError(TypeError): cannot pickle 'Graph' object",
-    Kind.DATASET: "RayTaskError(InvalidArgumentError): a Dataset does not pickle (its variant tensor)",
-}
 
 
 # Import time (the project layer's cheap look at a module, tfproc_lint/project.py): calls of these
