@@ -19,6 +19,7 @@ from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_p
 from tfproc_lint.analysis.project_names import Place, ProjectNames
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
+from tfproc_lint.fixes.base import Refusal
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.noqa import remove_noqa
 from tfproc_lint.rules.base import Report, Rule, all_rules
@@ -161,10 +162,9 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
     have a finding that the original does not (spawn making inherited objects pickled), or would
     lose a finding other than the one it fixes (an initializer that hides another task's build)."""
     builder = report.fix
-    builder.refusal = ""
     plan = builder.plan(analysis)
-    if plan is None:
-        return None, builder.refusal
+    if isinstance(plan, Refusal):
+        return None, plan.reason
     if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_safety.py)
         return Fix(builder.title, builder.applicability, None), ""
     after = replace_nodes(analysis.module, plan, analysis.ancestors).code
@@ -215,9 +215,8 @@ def _rewrite_refusal(after: str, analysis: FileAnalysis, before, fixed: Report) 
 def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
     if report.fix is None:
         return False
-    report.fix.refusal = ""
     plan = report.fix.plan(analysis)
-    return plan is not None and replace_nodes(analysis.module, plan, analysis.ancestors).code == after
+    return not isinstance(plan, Refusal) and replace_nodes(analysis.module, plan, analysis.ancestors).code == after
 
 
 def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
