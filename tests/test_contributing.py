@@ -61,7 +61,7 @@ def skeleton() -> str:
 
 
 def test_the_skeleton_is_short() -> None:
-    assert len(skeleton().splitlines()) <= 45
+    assert len(skeleton().splitlines()) <= 55  # with its finding's dataclass
 
 
 @pytest.fixture(scope="module")

@@ -127,8 +127,8 @@ def test_a_rewrite_that_hides_another_finding_is_withdrawn() -> None:
     assert len(reports) == 2
     own, other = (next(s for s in module.body[2].body.body if word in module.code_for_node(s))
                   for word in ("INTRAOP", "CUDA"))
-    hiding = Report(reports[0].node, reports[0].message, fix=_DeleteStatements(own, other))
-    before = [("TFP403", r.message, r) for r in (hiding, reports[1])]
+    hiding = Report(reports[0].node, reports[0].finding, fix=_DeleteStatements(own, other))
+    before = [(("TFP403", r.finding.key()), r) for r in (hiding, reports[1])]
     fix, refusal = _checked_fix(hiding, rule, analysis, source, before, fix_edits=True, verify_fixes=True)
     assert fix is None
     assert refusal == "the rewrite would hide TFP403 on line 7 without fixing it"

@@ -33,8 +33,8 @@ class Fix:
     applicability: Applicability
     edits: tuple[Edit, ...] | None  # None: not computed (see engine.lint_source's fix_edits)
     # Other findings this rewrite fixes too, as the engine compares findings across rewrites
-    # (code, message without lines and quoted code): a setting in forked workers, with the spawn fix.
-    also_fixes: tuple[tuple[str, str], ...] = ()
+    # (engine.finding_key): a setting in forked workers, with the spawn fix.
+    also_fixes: tuple[tuple[str, tuple], ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -83,6 +83,9 @@ class Diagnostic:
     # offered; otherwise a manual edit is required, and this says why the fix was refused ("the
     # rewrite would add TFP201 on line 12"), or is "" when the rule has no fix for this finding.
     manual_edit: str | None = None
+    # The finding's identity across rewrites (rules.base.Finding.key), which the fix loop compares
+    # with the code (engine.finding_key); no front end shows it, and equality leaves it out.
+    key: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def full_message(self) -> str:

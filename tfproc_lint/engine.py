@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections import Counter
 from contextlib import nullcontext
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_p
 from tfproc_lint.analysis.project_names import Place, ProjectNames
 from tfproc_lint.config import Config
 from tfproc_lint.diagnostics import Diagnostic, Edit, Fix, Related
+from tfproc_lint.fixes.base import Refusal
 from tfproc_lint.fixes.common import replace_nodes
 from tfproc_lint.noqa import remove_noqa
 from tfproc_lint.rules.base import Report, Rule, all_rules
@@ -132,7 +132,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
         if (rule.code, id(report.node)) not in seen:
             seen.add((rule.code, id(report.node)))
             unique.append((rule, report))
-    before = [(rule.code, report.message, report) for rule, report in unique]
+    before = [((rule.code, report.finding.key()), report) for rule, report in unique]
     diagnostics = []
     for rule, report in unique:
         fix, refusal = None, ""
@@ -151,6 +151,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             end_col=position.end.column,
             related=tuple(_related(analysis, node, text) for node, text in report.related),
             manual_edit=(refusal or report.manual) if fix is None else None,
+            key=report.finding.key(),
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
 
@@ -161,10 +162,9 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
     have a finding that the original does not (spawn making inherited objects pickled), or would
     lose a finding other than the one it fixes (an initializer that hides another task's build)."""
     builder = report.fix
-    builder.refusal = ""
     plan = builder.plan(analysis)
-    if plan is None:
-        return None, builder.refusal
+    if isinstance(plan, Refusal):
+        return None, plan.reason
     if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_safety.py)
         return Fix(builder.title, builder.applicability, None), ""
     after = replace_nodes(analysis.module, plan, analysis.ancestors).code
@@ -191,7 +191,7 @@ def _rewrite_refusal(after: str, analysis: FileAnalysis, before, fixed: Report) 
                             notebook=analysis.notebook)
     except SourceError:
         return "the rewrite would not parse", ()
-    expected = Counter(_comparable(code, message) for code, message, report in before if report is not fixed)
+    expected = Counter(key for key, report in before if report is not fixed)
     remaining = expected.copy()
     for diagnostic in found:
         key = finding_key(diagnostic)
@@ -200,38 +200,28 @@ def _rewrite_refusal(after: str, analysis: FileAnalysis, before, fixed: Report) 
         else:
             return f"the rewrite would add {diagnostic.code} on line {diagnostic.line}", ()
     also_fixes = []
-    for code, message, report in before:
-        key = _comparable(code, message)
+    for key, report in before:
         if report is not fixed and remaining[key] > 0:
             if report.cause is not None and report.cause in (fixed.node, fixed.cause) \
                     or _same_rewrite(report, analysis, after):
                 remaining[key] -= 1
                 also_fixes.append(key)
                 continue
-            return f"the rewrite would hide {code} on line {analysis.line_of(report.node)} without fixing it", ()
+            return f"the rewrite would hide {key[0]} on line {analysis.line_of(report.node)} without fixing it", ()
     return "", tuple(also_fixes)
 
 
 def _same_rewrite(report: Report, analysis: FileAnalysis, after: str) -> bool:
     if report.fix is None:
         return False
-    report.fix.refusal = ""
     plan = report.fix.plan(analysis)
-    return plan is not None and replace_nodes(analysis.module, plan, analysis.ancestors).code == after
+    return not isinstance(plan, Refusal) and replace_nodes(analysis.module, plan, analysis.ancestors).code == after
 
 
-def finding_key(diagnostic: Diagnostic) -> tuple[str, str]:
-    """A finding as compared across rewrites (lines and quoted code left out; the fix state is
-    not part of the message)."""
-    return _comparable(diagnostic.code, diagnostic.message)
-
-
-def _comparable(code: str, message: str) -> tuple[str, str]:
-    """A finding as compared across a rewrite: line numbers and quoted code may move or change."""
-    return code, _LINE_OR_CODE.sub("_", message)
-
-
-_LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
+def finding_key(diagnostic: Diagnostic) -> tuple[str, tuple]:
+    """A finding as compared across rewrites: its code and its finding's key (`Finding.key`:
+    the finding's facts less its positions and quoted code; never its wording or fix state)."""
+    return diagnostic.code, diagnostic.key
 
 
 def _related(analysis: FileAnalysis, node, message: str) -> Related:

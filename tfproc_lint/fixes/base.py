@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Union
 
 from tfproc_lint.diagnostics import Applicability
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
 
+# A rewrite: node -> replacement (a node, a sentinel, or a callable given the updated node), as
+# fixes/common.py's `replace_nodes` applies it.
+Plan = dict
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """No rewrite for this finding (manual edit required), and why, where the reason helps the
+    user ("" where it would not)."""
+
+    reason: str = ""
+
 
 class FixBuilder:
     """Plans the rewrite for one finding (see tfproc_lint/fixes/): `plan` checks that the rewrite
-    applies and returns the node replacements, or None (manual edit required), setting `refusal`
-    to say why when the reason helps the user. The engine then re-analyses the rewritten module
-    and withdraws the fix if it would add a finding."""
+    applies and returns its node replacements, or a `Refusal`. The engine then re-analyses the
+    rewritten module and withdraws the fix if it would add or hide a finding."""
 
     title: str = ""
     applicability: Applicability = Applicability.UNSAFE
-    refusal: str = ""
 
-    def refuse(self, reason: str) -> None:
-        self.refusal = reason
-        return None
+    @staticmethod
+    def refuse(reason: str = "") -> Refusal:
+        return Refusal(reason)
 
-    def plan(self, analysis: "FileAnalysis") -> dict | None:  # pragma: no cover - interface
+    def plan(self, analysis: "FileAnalysis") -> Union[Plan, Refusal]:  # pragma: no cover - interface
         raise NotImplementedError

@@ -20,7 +20,7 @@ from tfproc_lint.analysis.start_methods import SetStartMethod, fixes_default_con
 from tfproc_lint.analysis.values import keyword
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import add_import, add_keyword, module_import_name
 from tfproc_lint.knowledge import processes
 
@@ -36,7 +36,7 @@ class UseContextObject(FixBuilder):
         self.set_on_import = set_on_import  # the place in another module that sets the method at import
         self.title = f'use multiprocessing.get_context("{call.method}") instead of {call.spelled}'
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         call = self.call.call
         if self.set_on_import is not None:
             return self.refuse(f"{self.set_on_import} sets the start method when it is imported, and every spawned "

@@ -19,7 +19,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.walk import is_main_guard, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import bound_names, runs
 
 
@@ -31,7 +31,7 @@ class GuardTheRest(FixBuilder):
         self.start = start  # the first process start (or set_start_method) that runs on import
         self.imported = imported  # where another module of the project imports this one
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         if self.imported is not None:
             # The guarded code would never run when the module is imported: the finding would go
             # away and the workers with it.

@@ -21,7 +21,7 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import read_names
 from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import (
     add_keyword, blank_lines_above, module_import_name, split_docstring, unique_name,
 )
@@ -34,7 +34,7 @@ class TurnOnMemoryGrowth(FixBuilder):
     def __init__(self, owners: list[Owner]) -> None:
         self.owners = owners
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         if analysis.tf.mode.graph:
             return self.refuse("TF1 sessions take their GPU options from a ConfigProto: set "
                                "gpu_options.allow_growth = True in the session config of each worker")

@@ -18,7 +18,7 @@ from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import blank_lines_above, bound_names
 from tfproc_lint.knowledge import environment, tensorflow
 
@@ -42,7 +42,7 @@ class MoveBeforeRuntimeStart(FixBuilder):
         self.started = started
         self.title = "move the setting above the statement that starts TensorFlow's runtime"
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         unit = _statement_of(analysis, self.node)
         for _ in range(MAX_DEPTH):
             if unit is None:
@@ -56,7 +56,7 @@ class MoveBeforeRuntimeStart(FixBuilder):
         return self.refuse(f"the runtime starts (line {analysis.line_of(self.started.call)}) outside the block "
                            "that makes this setting: move it before that line by hand")
 
-    def _move(self, analysis, block, container, first: int, index: int) -> dict | None:
+    def _move(self, analysis, block, container, first: int, index: int) -> Plan | Refusal:
         unit = block[index]
         between = block[first:index]
         reads = {n.value for n in read_names(unit)}

@@ -14,7 +14,7 @@ from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.fixes.common import (
     add_import, add_keyword, imported_worker, quoted_names, runs_only_in_the_parent, spawn_context,
 )
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.knowledge.packages import MULTIPROCESSING_PACKAGES
 
 _MODULES = MULTIPROCESSING_PACKAGES
@@ -27,10 +27,10 @@ class UseSpawnContext(FixBuilder):
     def __init__(self, owner: Owner) -> None:
         self.owner = owner
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         owner, call = self.owner, self.owner.construction
         if owner.value.detail in ("os.fork", "keras workers") or owner.value.kind is Kind.PARALLEL:
-            return None
+            return self.refuse()
         if owner.value.method is not None:
             return self.refuse(f"the code asks for the \"{owner.value.method}\" start method explicitly")
         if owner.value.info is not None:
@@ -62,10 +62,10 @@ class UseSpawnContext(FixBuilder):
         mapping: dict = {}
         if owner.value.kind is Kind.EXECUTOR:
             if keyword(call, "mp_context") is not None:
-                return None
+                return self.refuse()
             name = add_import(analysis, "multiprocessing", mapping)
             if name is None:
-                return None
+                return self.refuse()
             mapping[call] = lambda updated: add_keyword(updated, "mp_context", spawn_context(name))
             return mapping
         calls = [call]
@@ -73,18 +73,18 @@ class UseSpawnContext(FixBuilder):
             # Queues, pipes and locks a Process receives must come from the same context.
             shared = self._synchronisation_objects(analysis)
             if shared is None:
-                return None
+                return self.refuse()
             calls.extend(shared)
         for made in calls:
             site = analysis.site(made)
             attribute = _made_attribute(analysis, made, site)
             module_name = _module_of(analysis, made.func, site, attribute)
             if module_name is None:
-                return None
+                return self.refuse()
             if module_name.startswith("@"):  # `from multiprocessing import Pool`: import the module
                 module_name = add_import(analysis, module_name[1:], mapping)
                 if module_name is None:
-                    return None
+                    return self.refuse()
             mapping[made.func] = cst.Attribute(spawn_context(module_name), cst.Name(attribute))
         return mapping
 

@@ -29,7 +29,7 @@ from tfproc_lint.analysis.routes import Crossing, RouteKind, has_initializer
 from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.workers import Owner, WorkerKind
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import (
     add_keyword, blank_lines_above, drop_unused_import, global_declarations, imported_worker, initializer_function,
     parameter_name_for, rename, unique_name, worker_global_name,
@@ -48,14 +48,14 @@ class LoadStateInWorker(FixBuilder):
         pool = "ProcessPoolExecutor" if crossing.owner.kind is Kind.EXECUTOR else "Pool"
         self.title = f"load it once per worker with {pool}(initializer=...) and send only data"
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         crossing, sent = self.crossing, self.sent
         value = analysis.classifier.classify(sent, crossing.site.scope, crossing.site.order)
         if value.kind not in (Kind.KERAS_MODEL, Kind.SAVED_MODEL):
-            return None  # tf.function, Dataset, session: nothing a worker could load from a path
+            return self.refuse()  # tf.function, Dataset, session: nothing a worker could load from a path
         owner = analysis.owners.get(crossing.owner.origin)
         if owner is None or has_initializer(owner.construction, owner.value.kind) or not isinstance(sent, cst.Name):
-            return None
+            return self.refuse()
         if analysis.start_method(owner.value)[0] == "fork":
             started = next((analysis.execution.started_before(c) for c in owner.fork_calls
                             if analysis.execution.started_before(c)), None)
@@ -81,17 +81,17 @@ class LoadStateInWorker(FixBuilder):
             return self.refuse(f"`{function.name.value}` is also used outside this pool")
         removals = self._removals(analysis, owner, sent.value)
         if removals is None:
-            return None
+            return self.refuse()
         index, edits = removals
         params = function.params.params
         if function.params.posonly_params or index >= len(params) or params[index].default is not None:
-            return None
+            return self.refuse()
         parameter = params[index].name.value
         global_name = worker_global_name(analysis, sent.value, set())
         init_name = unique_name(analysis, f"_init{global_name}")
         init_def, initargs = self._initializer(init_name, global_name, load_call, function)
         if init_def is None:
-            return None
+            return self.refuse()
         mapping: dict = dict(edits)
         rename(mapping, function.body, {parameter: global_name})
 

@@ -28,7 +28,7 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in, iter_tree, read_names
 from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.diagnostics import Applicability
-from tfproc_lint.fixes.base import FixBuilder
+from tfproc_lint.fixes.base import FixBuilder, Plan, Refusal
 from tfproc_lint.fixes.common import (
     add_keyword, blank_lines_above, bound_names, global_declarations, initializer_function, rename, split_docstring,
     unique_name, worker_global_name,
@@ -51,7 +51,7 @@ class MoveStateToInitializer(FixBuilder):
         if len(tasks) > 1:
             self.title += f" shared by {', '.join(f'`{info.node.name.value}`' for info, _ in tasks)}"
 
-    def plan(self, analysis: FileAnalysis) -> dict | None:
+    def plan(self, analysis: FileAnalysis) -> Plan | Refusal:
         existing = argument(self.owner.construction, 1 if self.owner.value.kind is Kind.POOL else 2, "initializer")
         if existing is not None and not (isinstance(existing, cst.Name) and existing.value == "None"):
             return self.refuse(f"the pool has an initializer already (`{analysis.code(existing, 30)}`): "
@@ -59,8 +59,8 @@ class MoveStateToInitializer(FixBuilder):
         prefixes = []
         for info, builders in self.tasks:
             moved = self._prefix(analysis, info, builders)
-            if moved is None:
-                return None
+            if isinstance(moved, Refusal):
+                return moved
             prefixes.append(moved)
         texts = {tuple(analysis.module.code_for_node(statement).strip() for statement in moved) for moved in prefixes}
         if len(texts) > 1:
@@ -73,7 +73,7 @@ class MoveStateToInitializer(FixBuilder):
             rest = statements[len(moved):]
             exported |= bound_names(moved) & {n.value for s in rest for n in read_names(s)}
         if not exported:
-            return None
+            return self.refuse()
         exported_names = sorted(exported)
         taken: set[str] = set()
         renames = {name: worker_global_name(analysis, name, taken) for name in exported_names}
@@ -103,8 +103,8 @@ class MoveStateToInitializer(FixBuilder):
         mapping[self.owner.construction] = lambda updated: add_keyword(updated, "initializer", cst.Name(initializer))
         return mapping
 
-    def _prefix(self, analysis: FileAnalysis, info: FunctionInfo, builders: list[cst.Call]) -> list | None:
-        """The statements that move out of one task, or None (refused)."""
+    def _prefix(self, analysis: FileAnalysis, info: FunctionInfo, builders: list[cst.Call]) -> list | Refusal:
+        """The statements that move out of one task, or why none can."""
         node = info.node
         if info.class_info is not None or info.scope.parent is not analysis.symbols.module_scope:
             return self.refuse(f"`{node.name.value}` is a method or a nested function")

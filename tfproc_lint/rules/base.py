@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import enum
 import importlib
+import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
 import libcst as cst
@@ -26,12 +27,58 @@ class FixAvailability(enum.Enum):
     ALWAYS = "always"
 
 
+def shown(**kwargs):
+    """A `Finding` field its message shows but its identity leaves out: a line number or quoted
+    code, which a rewrite elsewhere in the file may move or change."""
+    return field(compare=False, **kwargs)
+
+
+def worded(**kwargs):
+    """A `Finding` field holding text an analysis module words (why a start method is assumed,
+    what starts the runtime, what happens): part of the identity less the line numbers and quoted
+    code in it, until the analysis gives facts instead."""
+    return field(metadata={"worded": True}, **kwargs)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One shape of a rule's findings (Ruff's violation structs): the facts its message words,
+    as plain data. Its fields, less the `shown()` ones, are its identity across a rewrite: a fix
+    is verified by comparing the (code, `key()`) of the findings before and after it, so a
+    message's wording is free to change."""
+
+    def message(self) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def key(self) -> tuple:
+        return (type(self).__name__, *(_identity(getattr(self, f.name), f.metadata.get("worded", False))
+                                       for f in fields(self) if f.compare))
+
+
+@dataclass(frozen=True)
+class Worded(Finding):
+    """A message an analysis module words whole (the engines', outcomes' and Ray's sent-state
+    messages)."""
+
+    text: str = worded()
+
+    def message(self) -> str:
+        return self.text
+
+
+def _identity(value, is_worded: bool):
+    return LINE_OR_CODE.sub("_", value) if is_worded and isinstance(value, str) else value
+
+
+LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
+
+
 @dataclass(frozen=True)
 class Report:
-    """What a rule reports: the node to point at, the message, an optional fix builder."""
+    """What a rule reports: the node to point at, the finding, an optional fix builder."""
 
     node: cst.CSTNode
-    message: str
+    finding: Finding
     fix: FixBuilder | None = None
     related: tuple[tuple[cst.CSTNode, str], ...] = ()  # (node, "TensorFlow runtime started here")
     # The node whose finding this one follows from (a forked pool, for a setting its workers make
@@ -41,6 +88,10 @@ class Report:
     # `score` is defined in pkg/workers.py:5: its initializer belongs there"). Shown after "manual
     # edit required".
     manual: str = ""
+
+    @property
+    def message(self) -> str:
+        return self.finding.message()
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import ray_returns
 from tfproc_lint.analysis.kinds import TF1_STATE
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Report, Rule, Worded
 
 
 class SessionCrossesProcess(Rule):
@@ -162,10 +162,10 @@ class SessionCrossesProcess(Rule):
                 if engines.is_engine(crossing):  # Ray, Dask, Spark: cloudpickle in the driver
                     message = engines.sent_state_message(analysis, crossing, node, value)
                     if message is not None:
-                        yield Report(node, message)
+                        yield Report(node, Worded(message))
                     continue
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
                 if message is not None:
-                    yield Report(node, message)
+                    yield Report(node, Worded(message))
         for node, message in ray_returns.returned_state(analysis, crossing, TF1_STATE):
-            yield Report(node, message)
+            yield Report(node, Worded(message))

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import ray_refs, ray_returns
 from tfproc_lint.analysis.kinds import TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, Worded, shown, worded
+
+
+@dataclass(frozen=True)
+class TFFunctionAsCallable(Finding):
+    """A tf.function given as the callable of a route that pickles it."""
+
+    function: str = shown()  # its code
+    made_in: str | None  # the place in another module of the project that makes it
+    route: str = worded()
+
+    def message(self) -> str:
+        made = f" (made in {self.made_in})" if self.made_in is not None else ""
+        return (f"tf.function `{self.function}`{made} used as the callable of {self.route}: pickling fails "
+                "(PicklingError) in the parent; pass a module-level function that calls it")
 
 
 class RuntimeStateCrossesProcess(Rule):
@@ -197,7 +213,8 @@ class RuntimeStateCrossesProcess(Rule):
                 message = outcomes.sent_state_message(analysis, crossing, node, value.kind, made)
                 if message is not None:
                     fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
-                    yield Report(node, message, fix=fix, related=((made, "made here"),) if made is not None else ())
+                    yield Report(node, Worded(message), fix=fix,
+                                 related=((made, "made here"),) if made is not None else ())
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
             worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
@@ -206,10 +223,8 @@ class RuntimeStateCrossesProcess(Rule):
                 made = value.provenance.place
                 yield Report(
                     crossing.callable,
-                    f"tf.function `{analysis.code(crossing.callable, 30)}`"
-                    f"{f' (made in {made})' if made is not None else ''} used as the callable of "
-                    f"{crossing.route}: pickling fails (PicklingError) in the parent; pass a module-level "
-                    "function that calls it",
+                    TFFunctionAsCallable(analysis.code(crossing.callable, 30),
+                                         str(made) if made is not None else None, str(crossing.route)),
                     related=((made, "made here"),) if made is not None else (),
                 )
 
@@ -221,17 +236,17 @@ class RuntimeStateCrossesProcess(Rule):
             if value.kind in TF2_STATE:
                 message = engines.sent_state_message(analysis, crossing, node, value)
                 if message is not None:
-                    yield Report(node, message)
+                    yield Report(node, Worded(message))
         for node, message in engines.returned_keras_models(analysis, crossing):
-            yield Report(node, message)
+            yield Report(node, Worded(message))
         for node, message in ray_refs.shared_models(analysis, crossing):
-            yield Report(node, message)
+            yield Report(node, Worded(message))
         for node, message in ray_returns.returned_state(analysis, crossing, TF2_STATE):
-            yield Report(node, message)
+            yield Report(node, Worded(message))
         if crossing.callable is None:
             return
         value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
         if value.kind is Kind.TF_FUNCTION:
             message = engines.sent_state_message(analysis, crossing, crossing.callable, value)
             if message is not None:
-                yield Report(crossing.callable, message)
+                yield Report(crossing.callable, Worded(message))

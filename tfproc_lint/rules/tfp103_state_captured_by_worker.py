@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects, engines, outcomes
@@ -11,7 +13,100 @@ from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import merge
 from tfproc_lint.analysis.workers import WorkerKind
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class Holder:
+    """What holds the state, as the message words it: `words`, the quoted name, then `tail`
+    ("a closure whose captured `model`")."""
+
+    words: str
+    name: str = shown()
+    tail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.words} `{self.name}`{self.tail}"
+
+
+@dataclass(frozen=True)
+class CapturedState(Finding):
+    """A bound method, closure or lambda given to a process whose object or closure holds state."""
+
+    worker: str = shown()  # its code, or "lambda"
+    route: str = worded()
+    holder: Holder
+    noun: str
+    happens: str = worded()
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.worker}` given to {self.route} is {self.holder} holds a {self.noun}: {self.happens}; use a "
+                f"module-level function that builds it in the worker{self.assumption}")
+
+
+@dataclass(frozen=True)
+class ImportedObjectState(Finding):
+    """A bound method of an object whose class, in another module of the project, leaves state in it."""
+
+    worker: str = shown()
+    route: str = worded()
+    class_name: str
+    attribute: str = shown()
+    noun: str
+    place: str  # where that module sets the attribute
+    happens: str = worded()
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.worker}` given to {self.route} is a bound method of {self.class_name}, whose "
+                f"`self.{self.attribute}` holds a {self.noun} ({self.place}): {self.happens}; use a module-level "
+                f"function that builds it in the worker{self.assumption}")
+
+
+@dataclass(frozen=True)
+class BoundModelPerTask(Finding):
+    """An engine task that is a bound method of a Keras model: the model travels with every task."""
+
+    worker: str = shown()
+    route: str = worded()
+    model: str = shown()
+
+    def message(self) -> str:
+        return (f"`{self.worker}` given to {self.route} is a bound method of the Keras model `{self.model}`: "
+                f"{engines.BOUND_MODEL_PER_TASK}; {engines.REMEDIES['dask']}")
+
+
+@dataclass(frozen=True)
+class EngineCapturedState(Finding):
+    """An engine task whose object, closure or globals hold state the engine pickles with it."""
+
+    worker: str = shown()
+    route: str = worded()
+    holder: Holder
+    noun: str
+    engine: str  # the engine's noun ("Ray", "Dask's client")
+    happens: str = worded()
+    remedy: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.worker}` given to {self.route} is {self.holder} holds a {self.noun}, which "
+                f"{self.engine} pickles with it: {self.happens}; {self.remedy}")
+
+
+@dataclass(frozen=True)
+class ProcessSubclassState(Finding):
+    """A Process subclass whose __init__ builds state in the parent."""
+
+    class_name: str
+    noun: str
+    attribute: str = shown()
+    happens: str = worded()
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"Process subclass {self.class_name} builds a {self.noun} in `self.{self.attribute}` in the "
+                f"parent: {self.happens}; build it in run(), which runs in the child{self.assumption}")
 
 
 class StateCapturedByWorker(Rule):
@@ -183,7 +278,7 @@ class StateCapturedByWorker(Rule):
                                     or _calls_held_state(worker, {name for name, _, _ in held}, analysis)):
                 return  # a forked child that runs no TensorFlow is fine, whatever its object holds
             attribute, value, happens = held[0]
-            what = f"a bound method of {worker.instance_class.node.name.value}, whose `self.{attribute}`"
+            what = Holder(f"a bound method of {worker.instance_class.node.name.value}, whose", f"self.{attribute}")
         elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA):
             # dill and cloudpickle pickle lambdas and closures, and what they capture with them;
             # pickle stores a function by name and refuses both, whatever state they use.
@@ -193,8 +288,8 @@ class StateCapturedByWorker(Rule):
                 return
             name, value, scope = captured
             kind = "lambda" if worker.kind is WorkerKind.LAMBDA else "closure"
-            what = (f"a {kind} using the module-level `{name}`, which" if scope.kind == "module"
-                    else f"a {kind} whose captured `{name}`")
+            what = (Holder(f"a {kind} using the module-level", name, ", which") if scope.kind == "module"
+                    else Holder(f"a {kind} whose captured", name))
             if by_value:
                 happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
             elif pickled:
@@ -208,12 +303,8 @@ class StateCapturedByWorker(Rule):
         noun = STATE_NOUNS[value.kind]
         label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
         route = "Process(target=...)" if crossing.route.kind is RouteKind.PROCESS_ARGS else crossing.route
-        yield Report(
-            crossing.callable,
-            f"`{label}` given to {route} is {what} holds a {noun}: {happens}; use a "
-            f"module-level function that builds it in the worker"
-            f"{outcomes.assumption(crossing, method, why)}",
-        )
+        yield Report(crossing.callable,
+                     CapturedState(label, str(route), what, noun, happens, outcomes.assumption(crossing, method, why)))
 
     @staticmethod
     def _imported_object(crossing, analysis, worker, method: str, why: str, pickled: bool):
@@ -230,10 +321,9 @@ class StateCapturedByWorker(Rule):
         route = "Process(target=...)" if crossing.route.kind is RouteKind.PROCESS_ARGS else crossing.route
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` given to {route} is a bound method of "
-            f"{constructor.name.split('.')[0]}, whose `self.{attribute}` holds a {STATE_NOUNS[kind]} ({place}): "
-            f"{happens}; use a module-level function that builds it in the worker"
-            f"{outcomes.assumption(crossing, method, why)}",
+            ImportedObjectState(analysis.code(crossing.callable, 30), str(route), constructor.name.split('.')[0],
+                                attribute, STATE_NOUNS[kind], str(place), happens,
+                                outcomes.assumption(crossing, method, why)),
             related=((place, f"`self.{attribute}` set here"),),
             manual=f"the class is defined in {constructor.place}",
         )
@@ -244,9 +334,7 @@ class StateCapturedByWorker(Rule):
         model = engines.bound_model_per_task(analysis, crossing)
         if model is not None:
             label = analysis.code(crossing.callable, 30)
-            yield Report(crossing.callable, f"`{label}` given to {crossing.route} is a bound method of the Keras "
-                                            f"model `{analysis.code(model, 30)}`: {engines.BOUND_MODEL_PER_TASK}; "
-                                            f"{engines.REMEDIES['dask']}")
+            yield Report(crossing.callable, BoundModelPerTask(label, str(crossing.route), analysis.code(model, 30)))
             return
         worker = engines.task_worker(analysis, crossing)
         captured = None
@@ -254,31 +342,29 @@ class StateCapturedByWorker(Rule):
             for attribute, value in analysis.state_attributes(worker.instance_class, crossing.site,
                                                               worker.instance_origin):
                 if engines.crossing_failure(analysis, crossing, crossing.callable, value):
-                    captured = (f"a bound method of {worker.instance_class.node.name.value}, whose "
-                                f"`self.{attribute}`", value)
+                    captured = (Holder(f"a bound method of {worker.instance_class.node.name.value}, whose",
+                                       f"self.{attribute}"), value)
                     break
         elif worker.kind in (WorkerKind.CLOSURE, WorkerKind.LAMBDA, WorkerKind.FUNCTION):
             found = self._captured_state(worker, analysis) if worker.kind is not WorkerKind.FUNCTION else None
             if found is not None and engines.crossing_failure(analysis, crossing, crossing.callable, found[1]):
-                captured = (f"a {worker.kind.value} whose captured `{found[0]}`", found[1])
+                captured = (Holder(f"a {worker.kind.value} whose captured", found[0]), found[1])
             else:
                 body, scope = (worker.lambda_node.body, worker.scope) if worker.kind is WorkerKind.LAMBDA \
                     else (worker.function.node.body, worker.function.scope)
                 found = engines.captured_globals(analysis, crossing, body, scope)
                 if found is not None:
                     kind = "lambda" if worker.kind is WorkerKind.LAMBDA else "function"
-                    captured = (f"a {kind} whose global `{found[0].value}`", found[1])
+                    captured = (Holder(f"a {kind} whose global", found[0].value), found[1])
         if captured is None:
             return
         what, value = captured
         name = engines.engine(crossing)
         happens = engines.crossing_failure(analysis, crossing, crossing.callable, value, captured=True)
         label = "lambda" if isinstance(crossing.callable, cst.Lambda) else analysis.code(crossing.callable, 30)
-        yield Report(
-            crossing.callable,
-            f"`{label}` given to {crossing.route} is {what} holds a {STATE_NOUNS[value.kind]}, which "
-            f"{engines.ENGINE_NOUNS[name]} pickles with it: {happens}; {engines.REMEDIES[name]}",
-        )
+        yield Report(crossing.callable, EngineCapturedState(label, str(crossing.route), what, STATE_NOUNS[value.kind],
+                                                            engines.ENGINE_NOUNS[name], happens,
+                                                            engines.REMEDIES[name]))
 
     @staticmethod
     def _process_subclass(crossing, analysis):
@@ -291,12 +377,8 @@ class StateCapturedByWorker(Rule):
         method, why = analysis.start_method(crossing.owner)
         noun = STATE_NOUNS[value.kind]
         happens = outcomes.outcome(value.kind, crossing, method) or outcomes.FORK_HANG
-        yield Report(
-            crossing.call,
-            f"Process subclass {klass.node.name.value} builds a {noun} in `self.{attribute}` in the "
-            f"parent: {happens}; build it in run(), which runs in the child"
-            f"{outcomes.assumption(crossing, method, why)}",
-        )
+        yield Report(crossing.call, ProcessSubclassState(klass.node.name.value, noun, attribute, happens,
+                                                         outcomes.assumption(crossing, method, why)))
 
     @staticmethod
     def _captured_state(worker, analysis, module_level=False):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
@@ -9,7 +11,36 @@ from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.common import quoted_names
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.knowledge.tensorflow import GRAPH_FORK_RATE
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class ForkedAfterRuntimeStart(Finding):
+    noun: str = worded()  # the workers' maker: "Pool", "ProcessPoolExecutor", ...
+    line: int = shown()  # where the runtime started
+    reason: str = worded()  # what started it
+    remedy: str = worded()
+    import_time: str = worded()  # how the start runs at import, if it does
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"{self.noun} forked after the parent started TensorFlow's runtime (line {self.line}: "
+                f"{self.reason}): workers that run TensorFlow can hang; {self.remedy}{self.import_time}"
+                f"{self.assumption}")
+
+
+@dataclass(frozen=True)
+class ForkedAfterGraphBuilding(Finding):
+    noun: str = worded()
+    reason: str = worded()  # what built the TF1 graph
+    line: int = shown()
+    remedy: str = worded()
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"{self.noun} forked after the parent {self.reason} on line {self.line}: workers that run "
+                f"TensorFlow can hang, rarely ({GRAPH_FORK_RATE}; a thread TensorFlow starts for graph building is "
+                f"not in the child); {self.remedy}{self.assumption}")
 
 
 class RuntimeInitialisedBeforeFork(Rule):
@@ -170,9 +201,9 @@ class RuntimeInitialisedBeforeFork(Rule):
             line = analysis.line_of(started.call)
             yield Report(
                 owner.construction,
-                f"{owner.noun} forked after the parent started TensorFlow's runtime (line {line}: "
-                f"{started.reason}): workers that run TensorFlow can hang; {_remedy(owner, analysis)}"
-                f"{_import_time_call(analysis, started.call)}{outcomes.assumption(None, method, why)}",
+                ForkedAfterRuntimeStart(owner.noun, line, started.reason, _remedy(owner, analysis),
+                                        _import_time_call(analysis, started.call),
+                                        outcomes.assumption(None, method, why)),
                 fix=UseSpawnContext(owner),
                 related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
@@ -197,9 +228,8 @@ def _after_graph_building(owner: Owner, analysis: FileAnalysis):
     method, why = analysis.start_method(owner.value)
     yield Report(
         owner.construction,
-        f"{owner.noun} forked after the parent {built.reason} on line {analysis.line_of(built.call)}: workers "
-        f"that run TensorFlow can hang, rarely ({GRAPH_FORK_RATE}; a thread TensorFlow starts for graph building "
-        f"is not in the child); {_remedy(owner, analysis)}{outcomes.assumption(None, method, why)}",
+        ForkedAfterGraphBuilding(owner.noun, built.reason, analysis.line_of(built.call), _remedy(owner, analysis),
+                                 outcomes.assumption(None, method, why)),
         fix=UseSpawnContext(owner),
         related=((built.call, f"TF1 graph built here: {built.reason}"),),
     )

@@ -3,6 +3,7 @@ children re-import the module."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from tfproc_lint.analysis import engines, outcomes
@@ -10,11 +11,66 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.start_methods import is_library_module, set_start_method_calls
 from tfproc_lint.fixes.main_guard import GuardTheRest
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
 
 REIMPORTING = ("spawn", "forkserver")
 _OWNERS = (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR)
 _GUARD = 'if __name__ == "__main__":'
+
+
+# `imported`, last in each: where another module of the project imports this one, or None.
+@dataclass(frozen=True)
+class StartedAtImport(Finding):
+    noun: str = worded()
+    method: str
+    runtime_line: int | None = shown()  # where the TensorFlow work the children re-run starts
+    runtime_reason: str | None = worded()
+    assumption: str = worded()
+    imported: str | None = worded()
+
+    def message(self) -> str:
+        rerun = (f", its TensorFlow work included (line {self.runtime_line}: {self.runtime_reason}),"
+                 if self.runtime_line is not None else "")
+        if self.imported is not None:
+            return (f"{self.noun} started at import under {self.method}: each child imports this module again (it "
+                    f"is imported by {self.imported}), re-runs its top level{rerun} and dies here (RuntimeError: a "
+                    f"new process started while bootstrapping), so no task runs and a pool can wait forever; start "
+                    f"the workers in a function that the entry point calls (or make the pool on first use), not at "
+                    f"import{self.assumption}")
+        return (f"{self.noun} started at import under {self.method}: each child re-imports this module, re-runs its "
+                f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
+                f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
+                f"{self.assumption}")
+
+
+@dataclass(frozen=True)
+class ClusterStartedAtImport(Finding):
+    cluster: str = shown()  # the call that makes the cluster
+    imported: str | None = worded()
+
+    def message(self) -> str:
+        where = f"at import (this module is imported by {self.imported})" if self.imported is not None else "at import"
+        remedy = ("make the client lazily, in a function that creates it on first use" if self.imported is not None
+                  else f"move the code from here on under `{_GUARD}`")
+        return (f"`{self.cluster}(...)` starts a local Dask cluster {where}: its nanny spawns each "
+                f"worker process, which re-imports this module, starts the cluster again and dies (RuntimeError: a "
+                f"new process started while bootstrapping; \"Nanny failed to start\"), so the cluster never "
+                f"starts; {remedy} (or pass `processes=False` for threads)")
+
+
+@dataclass(frozen=True)
+class MethodSetAtImport(Finding):
+    call: str = worded()  # the set_start_method call as spelled
+    method: str
+    imported: str | None = worded()
+
+    def message(self) -> str:
+        where = f"at import of this module (imported by {self.imported})" if self.imported is not None else "at import"
+        remedy = (f"call it once in the entry point's `{_GUARD}` block instead" if self.imported is not None
+                  else f"move it (and the code that starts processes) under `{_GUARD}`")
+        return (f"{self.call} runs {where}: each {self.method} child starts with the method already set, "
+                f"re-imports this module and dies here with `RuntimeError: context has already been set`, so no "
+                f"worker runs and a pool can wait forever; {remedy}")
 
 
 class WorkersStartedAtImport(Rule):
@@ -218,53 +274,25 @@ class WorkersStartedAtImport(Rule):
             return
         walk = analysis.execution
         # (node, message for: None, or where another module of the project imports this one)
-        found = [(call, partial(self._cluster_message, analysis, call)) for call in clusters
+        found = [(call, partial(ClusterStartedAtImport, analysis.code(call.func, 30))) for call in clusters
                  if walk.runs_on_import(call)]
         for owner, method, why in candidates:
             starts = [call for call in owner.fork_calls if walk.runs_on_import(call)]
             if starts:
                 node = owner.construction if walk.runs_on_import(owner.construction) else starts[0]
-                found.append((node, partial(self._owner_message, analysis, owner, node, method, why)))
+                started = analysis.execution.started_before(node)
+                line, reason = (analysis.line_of(started.call), started.reason) if started is not None else (None, None)
+                found.append((node, partial(StartedAtImport, owner.noun, method, line, reason,
+                                            outcomes.assumption(None, method, why))))
         if not library:
             for call in calls:
                 if walk.runs_on_import(call.call):
-                    found.append((call.call, partial(self._set_message, call)))
+                    found.append((call.call, partial(MethodSetAtImport, call.spelled, call.method)))
         if not found:
             return
-        node, message = min(found, key=lambda item: analysis.symbols.order_of_node.get(item[0], 0))
+        node, finding = min(found, key=lambda item: analysis.symbols.order_of_node.get(item[0], 0))
         # A module that others import is no entry point: its `__main__` block would never run.
         importers = analysis.project.importers() if analysis.project is not None else ()
         imported = importers[0] if importers else None
-        yield Report(node, message(imported), fix=GuardTheRest(node, imported))
-
-    def _owner_message(self, analysis: FileAnalysis, owner, node, method: str, why: str, imported) -> str:
-        started = analysis.execution.started_before(node)
-        rerun = (f", its TensorFlow work included (line {analysis.line_of(started.call)}: {started.reason}),"
-                 if started is not None else "")
-        if imported is not None:
-            return (f"{owner.noun} started at import under {method}: each child imports this module again (it is "
-                    f"imported by {imported}), re-runs its top level{rerun} and dies here (RuntimeError: a new "
-                    f"process started while bootstrapping), so no task runs and a pool can wait forever; start the "
-                    f"workers in a function that the entry point calls (or make the pool on first use), not at import"
-                    f"{outcomes.assumption(None, method, why)}")
-        return (f"{owner.noun} started at import under {method}: each child re-imports this module, re-runs its "
-                f"top level{rerun} and dies here (RuntimeError: a new process started while bootstrapping), so "
-                f"no task runs and a pool can wait forever; move the code from here on under `{_GUARD}`"
-                f"{outcomes.assumption(None, method, why)}")
-
-    def _cluster_message(self, analysis: FileAnalysis, call, imported) -> str:
-        where = f"at import (this module is imported by {imported})" if imported is not None else "at import"
-        remedy = ("make the client lazily, in a function that creates it on first use" if imported is not None
-                  else f"move the code from here on under `{_GUARD}`")
-        return (f"`{analysis.code(call.func, 30)}(...)` starts a local Dask cluster {where}: its nanny spawns each "
-                f"worker process, which re-imports this module, starts the cluster again and dies (RuntimeError: a "
-                f"new process started while bootstrapping; \"Nanny failed to start\"), so the cluster never "
-                f"starts; {remedy} (or pass `processes=False` for threads)")
-
-    def _set_message(self, call, imported) -> str:
-        where = f"at import of this module (imported by {imported})" if imported is not None else "at import"
-        remedy = (f"call it once in the entry point's `{_GUARD}` block instead" if imported is not None
-                  else f"move it (and the code that starts processes) under `{_GUARD}`")
-        return (f"{call.spelled} runs {where}: each {call.method} child starts with the method already set, "
-                f"re-imports this module and dies here with `RuntimeError: context has already been set`, so no "
-                f"worker runs and a pool can wait forever; {remedy}")
+        yield Report(node, finding(str(imported) if imported is not None else None),
+                     fix=GuardTheRest(node, imported))

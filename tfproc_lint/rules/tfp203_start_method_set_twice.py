@@ -2,14 +2,42 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.start_methods import catches_runtime_error, is_library_module, set_start_method_calls
 from tfproc_lint.fixes.context_object import UseContextObject
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
 
 _ERROR = "`RuntimeError: context has already been set`"
+
+
+@dataclass(frozen=True)
+class SetAfterFixed(Finding):
+    call: str = worded()  # the set_start_method call as spelled
+    line: int | None = shown()  # where the method was fixed; None: by this very call, which ran once already
+    reason: str = worded()  # what fixed it there
+    in_imported_module: bool  # a module this one imports fixed it when imported
+
+    def message(self) -> str:
+        why = "it already ran once" if self.line is None else f"line {self.line}: {self.reason}"
+        advice = ("ask for multiprocessing.get_context(...) where the processes are made, or set the method "
+                  "once in the entry point") if not self.in_imported_module else \
+            "remove the call from that module (a spawned child imports it again, and raises there too)"
+        return f"{self.call} can run after the start method was fixed ({why}): it raises {_ERROR}; {advice}"
+
+
+@dataclass(frozen=True)
+class SetInLibrary(Finding):
+    call: str = worded()
+
+    def message(self) -> str:
+        return (f"{self.call} runs when this library module is imported: a program that already chose a "
+                f"start method, and every spawned child (which starts with it set), gets {_ERROR}; leave it to "
+                "the program's entry point, or ask for multiprocessing.get_context(...) where the processes "
+                "are made")
 
 
 class StartMethodSetTwice(Rule):
@@ -170,19 +198,15 @@ class StartMethodSetTwice(Rule):
             earlier = walk.started_before(call.call)
             if earlier is not None:
                 again = earlier.call is call.call
-                line = analysis.line_of(earlier.call)
-                why = "it already ran once" if again else f"line {line}: {earlier.reason}"
                 elsewhere = () if again else analysis.tf.external_related(earlier.call, "start method fixed here")
                 # A module that sets the method when imported: spawned children import it again, with the
                 # method already set, and raise; no rewrite of this file helps.
                 on_import = elsewhere[0][0] if elsewhere and isinstance(earlier.call, (cst.Import, cst.ImportFrom)) \
                     else None
-                advice = ("ask for multiprocessing.get_context(...) where the processes are made, or set the method "
-                          "once in the entry point") if on_import is None else \
-                    "remove the call from that module (a spawned child imports it again, and raises there too)"
                 yield Report(
                     call.call,
-                    f"{call.spelled} can run after the start method was fixed ({why}): it raises {_ERROR}; {advice}",
+                    SetAfterFixed(call.spelled, None if again else analysis.line_of(earlier.call),
+                                  "" if again else earlier.reason, on_import is not None),
                     fix=UseContextObject(call, set_on_import=on_import),
                     related=() if again else ((earlier.call, f"start method fixed here: {earlier.reason}"),
                                               *elsewhere),
@@ -190,8 +214,5 @@ class StartMethodSetTwice(Rule):
             elif library and analysis.execution.runs_on_import(call.call):
                 yield Report(
                     call.call,
-                    f"{call.spelled} runs when this library module is imported: a program that already chose a "
-                    f"start method, and every spawned child (which starts with it set), gets {_ERROR}; leave it to "
-                    "the program's entry point, or ask for multiprocessing.get_context(...) where the processes "
-                    "are made",
+                    SetInLibrary(call.spelled),
                 )

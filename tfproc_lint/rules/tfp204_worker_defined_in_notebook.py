@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.workers import WorkerKind
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
 
 # Workers pickled by reference to their definition; lambdas and closures fail earlier, in the parent.
 BY_REFERENCE = (WorkerKind.FUNCTION, WorkerKind.METHOD)
 WHAT = {"POOL": "pool", "EXECUTOR": "executor", "PROCESS": "process"}
+
+
+@dataclass(frozen=True)
+class WorkerInNotebook(Finding):
+    method: str
+    what: str  # pool, executor or process
+    runs: str = shown()  # the function the workers run
+    defined: str = shown()  # what the children must import: that function, or its class
+    of_class: bool  # `runs` is a method of the class `defined`
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"{self.method}-started {self.what} runs `{self.runs}`"
+                f"{f' of `{self.defined}`' if self.of_class else ''}, defined in the notebook: the children cannot "
+                f"import the notebook's `__main__`, so they fail with `AttributeError: Can't get "
+                f"attribute '{self.defined}' on <module '__main__'>` and the {self.what} can wait forever; move "
+                f"`{self.defined}` into a module and import it{self.assumption}")
 
 
 class WorkerDefinedInNotebook(Rule):
@@ -148,10 +167,6 @@ class WorkerDefinedInNotebook(Rule):
                 runs = worker.function.node.name.value
                 yield Report(
                     worker.node,
-                    f"{method}-started {what} runs `{runs}`"
-                    f"{f' of `{name}`' if runs != name else ''}, defined in the notebook: the children cannot "
-                    f"import the notebook's `__main__`, so they fail with `AttributeError: Can't get "
-                    f"attribute '{name}' on <module '__main__'>` and the {what} can wait forever; move "
-                    f"`{name}` into a module and import it{outcomes.assumption(None, method, why)}",
+                    WorkerInNotebook(method, what, runs, name, runs != name, outcomes.assumption(None, method, why)),
                     related=((defined.name, f"`{name}` is defined here, in the notebook"),),
                 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects, engines
@@ -16,7 +18,81 @@ from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.knowledge.engines import TaskGrain
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class BuildsPerTask(Finding):
+    """A pool task that builds TensorFlow state on every task."""
+
+    task: str = shown()
+    line: int = shown()  # the build
+    build: str = shown()
+    pool: str  # Pool or ProcessPoolExecutor
+
+    def message(self) -> str:
+        return (f"`{self.task}` builds TensorFlow state on every task (line {self.line}: `{self.build}`): build it "
+                f"once per worker with {self.pool}(initializer=...), one build per worker instead of one per task")
+
+
+@dataclass(frozen=True)
+class ImportedBuildsPerTask(Finding):
+    """A pool task defined in another module of the project that builds on every task."""
+
+    task: str = shown()
+    place: str  # the build, in that module
+    reason: str = worded()
+    pool: str
+
+    def message(self) -> str:
+        return (f"`{self.task}` builds TensorFlow state on every task ({self.place}: {self.reason}): build it once "
+                f"per worker with {self.pool}(initializer=...), one build per worker instead of one per task")
+
+
+@dataclass(frozen=True)
+class BuildsPerRequest(Finding):
+    """A Ray Serve deployment's request handler that builds TensorFlow state on every request."""
+
+    handler: str = shown()
+    line: int = shown()
+    build: str = shown()
+    where: str  # where to load it instead
+
+    def message(self) -> str:
+        return (f"`{self.handler}` runs on every request to a Ray Serve deployment and builds TensorFlow state each "
+                f"time (line {self.line}: `{self.build}`): load it once per replica instead, in {self.where}")
+
+
+@dataclass(frozen=True)
+class EngineBuildsPerTask(Finding):
+    """An engine task that builds TensorFlow state on every call."""
+
+    task: str = shown()
+    route: str = worded()
+    unit: str  # task, row, batch or item
+    line: int = shown()
+    build: str = shown()
+    recipe: str = worded()  # the engine's way to build once per worker
+
+    def message(self) -> str:
+        return (f"`{self.task}` given to {self.route} builds TensorFlow state on every {self.unit} (line {self.line}: "
+                f"`{self.build}`): {self.recipe}")
+
+
+@dataclass(frozen=True)
+class EngineImportedBuildsPerTask(Finding):
+    """The same, for a task defined in another module of the project."""
+
+    task: str = shown()
+    route: str = worded()
+    unit: str
+    place: str
+    reason: str = worded()
+    recipe: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.task}` given to {self.route} builds TensorFlow state on every {self.unit} ({self.place}: "
+                f"{self.reason}): {self.recipe}")
 
 
 class MissingWorkerInitializer(Rule):
@@ -290,9 +366,8 @@ class MissingWorkerInitializer(Rule):
             fix = MoveStateToInitializer(pool_owner, tasks)
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task (line "
-            f"{analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): build it once per worker "
-            f"with {pool}(initializer=...), one build per worker instead of one per task",
+            BuildsPerTask(analysis.code(crossing.callable, 30), analysis.line_of(builder), analysis.code(builder, 40),
+                          pool),
             fix=fix,
         )
 
@@ -313,9 +388,7 @@ class MissingWorkerInitializer(Rule):
             where = "the deployment's __init__" if klass is not None else "the __init__ of a deployment class"
             yield Report(
                 info.node.name,
-                f"`{name}` runs on every request to a Ray Serve deployment and builds TensorFlow state each "
-                f"time (line {analysis.line_of(builders[0])}: `{analysis.code(builders[0], 40)}`): load it once "
-                f"per replica instead, in {where}",
+                BuildsPerRequest(name, analysis.line_of(builders[0]), analysis.code(builders[0], 40), where),
             )
 
     @staticmethod
@@ -329,9 +402,8 @@ class MissingWorkerInitializer(Rule):
         pool = "Pool" if crossing.owner.kind is Kind.POOL else "ProcessPoolExecutor"
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` builds TensorFlow state on every task "
-            f"({facts.builds.place}: {facts.builds.reason}): build it once per worker with {pool}(initializer=...), "
-            "one build per worker instead of one per task",
+            ImportedBuildsPerTask(analysis.code(crossing.callable, 30), str(facts.builds.place), facts.builds.reason,
+                                  pool),
             related=((facts.builds.place, "built on every task"),),
             manual=_elsewhere(facts),
         )
@@ -355,9 +427,9 @@ class MissingWorkerInitializer(Rule):
         if facts is not None and facts.builds is not None and facts.returns is None:
             yield Report(
                 crossing.callable,
-                f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds "
-                f"TensorFlow state on every {unit} ({facts.builds.place}: {facts.builds.reason}): "
-                f"{engines.PER_WORKER_RECIPES[name]}",
+                EngineImportedBuildsPerTask(analysis.code(crossing.callable, 30), str(crossing.route), unit,
+                                            str(facts.builds.place), facts.builds.reason,
+                                            engines.PER_WORKER_RECIPES[name]),
                 related=((facts.builds.place, f"built on every {unit}"),),
                 manual=_elsewhere(facts),
             )
@@ -372,9 +444,9 @@ class MissingWorkerInitializer(Rule):
         builder = builders[0]
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` given to {crossing.route} builds TensorFlow state on every "
-            f"{unit} (line {analysis.line_of(builder)}: `{analysis.code(builder, 40)}`): "
-            f"{engines.PER_WORKER_RECIPES[name]}",
+            EngineBuildsPerTask(analysis.code(crossing.callable, 30), str(crossing.route), unit,
+                                analysis.line_of(builder), analysis.code(builder, 40),
+                                engines.PER_WORKER_RECIPES[name]),
         )
 
 

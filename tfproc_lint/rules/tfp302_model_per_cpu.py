@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -14,7 +15,27 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.knowledge import processes
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class ModelInEveryWorker(Finding):
+    pool: str = shown()
+    how_many: str = worded()  # how the pool is sized
+    line: int = shown()  # the build in each worker
+    build: str = shown()
+    method: str
+    workers: int
+    cpus: int
+    fewer: int  # CPUs the sizing leaves out
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.pool}` starts {self.how_many} and each worker builds its own TensorFlow state (line "
+                f"{self.line}: `{self.build}`): {_memory(self.method, self.workers, self.cpus, self.fewer)}; give "
+                f"the pool an explicit small worker count, serve the model from one process fed by queues, or use "
+                f"threads if the work releases the GIL{self.assumption}")
+
 
 # Resident memory of one pool worker that imported TensorFlow and loaded its model, by start method:
 # runtime_probe's benchmark, full run of 2026-11-30 (docs/probe/report.md, TF 2.21 CPU), "worker RSS
@@ -183,11 +204,9 @@ class ModelPerCpu(Rule):
             workers = max(cpus - fewer, 1)
             yield Report(
                 owner.construction,
-                f"`{_pool_text(analysis, owner.construction)}` starts {how_many} and each worker builds its "
-                f"own TensorFlow state (line {analysis.line_of(build)}: `{analysis.code(build, 40)}`): "
-                f"{_memory(method, workers, cpus, fewer)}; give the pool an explicit small worker count, serve "
-                f"the model from one process fed by queues, or use threads if the work releases the GIL"
-                f"{outcomes.assumption(None, method, why)}",
+                ModelInEveryWorker(_pool_text(analysis, owner.construction), how_many, analysis.line_of(build),
+                                   analysis.code(build, 40), method, workers, cpus, fewer,
+                                   outcomes.assumption(None, method, why)),
                 related=((build, "each worker builds this"),),
             )
 

@@ -7,6 +7,8 @@ model is kept per worker."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis import engine_models, engine_objects, engines
@@ -20,7 +22,7 @@ from tfproc_lint.diagnostics import Severity
 from tfproc_lint.knowledge import batches, tensorflow
 from tfproc_lint.knowledge.engines import TaskGrain
 from tfproc_lint.knowledge.processes import ONE_TASK_METHODS, POOL_MAP_METHODS as MAP_METHODS
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
 
 # Rows/s of the same model served three ways on 2 cores (one row = 64 floats, 2 spawn workers with an
 # initializer): one row per pool task, 64-row chunks per pool task, one process calling the model on
@@ -67,6 +69,38 @@ def _range(pattern: str) -> str:
 def _rates(pattern: str) -> str:
     rates = [workload[pattern] for workload in ROWS_PER_S.values()]
     return f"{min(rates):,}-{max(rates):,}"
+
+
+@dataclass(frozen=True)
+class OneItemPerTask(Finding):
+    """A pool task that runs the model on the one item it is given."""
+
+    task: str = shown()
+    line: int = shown()  # the model call
+    run: str = shown()
+    pool: str = shown()
+
+    def message(self) -> str:
+        return (f"`{self.task}` runs the model on one item per task (line {self.line}: `{self.run}`): one model call "
+                f"per row; send chunks of rows (`{self.pool}.map(predict_chunk, np.array_split(rows, n))`) or call "
+                f"the model on batches in one process (measured on 2 cores: {CHUNK_ROWS}-row chunks "
+                f"{_range('chunked')} the rows/s of one row per task, one process with {CHUNK_ROWS} rows per call "
+                f"{_range('batched')})")
+
+
+@dataclass(frozen=True)
+class OneRowPerCall(Finding):
+    """An engine task or actor method that runs the model on one row per call."""
+
+    caller: str = shown()  # the task, or the actor method called in a loop
+    where: str  # what one call gets: "one row per task", ...
+    line: int = shown()
+    run: str = shown()
+    remedy: str = worded()  # the engine's way to batch
+
+    def message(self) -> str:
+        return (f"`{self.caller}` runs the model on {self.where} (line {self.line}: `{self.run}`): one model call per "
+                f"row; {self.remedy}")
 
 
 class RowAtATimeInference(Rule):
@@ -310,12 +344,8 @@ class RowAtATimeInference(Rule):
             return
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` runs the model on one item per task (line "
-            f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; send chunks of rows "
-            f"(`{analysis.code(crossing.call.func.value, 20)}.map(predict_chunk, "
-            f"np.array_split(rows, n))`) or call the model on "
-            f"batches in one process (measured on 2 cores: {CHUNK_ROWS}-row chunks {_range('chunked')} the rows/s "
-            f"of one row per task, one process with {CHUNK_ROWS} rows per call {_range('batched')})",
+            OneItemPerTask(analysis.code(crossing.callable, 30), analysis.line_of(run), analysis.code(run, 40),
+                           analysis.code(crossing.call.func.value, 20)),
             related=((run, "the model runs on one item here"),),
         )
 
@@ -347,9 +377,8 @@ class RowAtATimeInference(Rule):
         name = engines.engine(crossing)
         yield Report(
             crossing.callable,
-            f"`{analysis.code(crossing.callable, 30)}` runs the model on {ENGINE_WHERE[tasks]} (line "
-            f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; "
-            f"{ENGINE_FIXES[name]}",
+            OneRowPerCall(analysis.code(crossing.callable, 30), ENGINE_WHERE[tasks], analysis.line_of(run),
+                          analysis.code(run, 40), ENGINE_FIXES[name]),
             related=((run, "the model runs on one row here"),),
         )
 
@@ -367,8 +396,8 @@ class RowAtATimeInference(Rule):
         method = crossing.call.func.value
         yield Report(
             method,
-            f"`{analysis.code(method, 30)}` runs the model on {ENGINE_WHERE[TaskGrain.ONE]} (line "
-            f"{analysis.line_of(run)}: `{analysis.code(run, 40)}`): one model call per row; {ENGINE_FIXES['ray']}",
+            OneRowPerCall(analysis.code(method, 30), ENGINE_WHERE[TaskGrain.ONE], analysis.line_of(run),
+                          analysis.code(run, 40), ENGINE_FIXES['ray']),
             related=((run, "the model runs on one row here"),),
         )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis import engine_gpus, engines, gpu_shares
@@ -12,8 +14,107 @@ from tfproc_lint.analysis.values import argument, keyword
 from tfproc_lint.analysis.walk import calls_in
 from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
-from tfproc_lint.rules.base import Example, Report, Rule
 from tfproc_lint.knowledge import engines as engine_knowledge
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+_OUT_OF_MEMORY = "CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError)"
+
+
+@dataclass(frozen=True)
+class WorkersTakeAllMemory(Finding):
+    """A pool with several workers, several processes run together, or processes started in a loop."""
+
+    noun: str | None = worded()  # the pool's maker; None for Processes
+    count: int | None  # the pool's workers, where the code says (else "several")
+    processes: int  # Processes run together (1: one started in a loop)
+    lines: tuple[int, ...] = shown()  # where they are made
+    evidence: str = worded()  # why a GPU is there (or assumed)
+
+    def message(self) -> str:
+        if self.noun is not None:
+            who = f"{self.noun} runs TensorFlow in {self.count or 'several'} worker processes"
+        elif self.processes > 1:
+            who = f"{self.processes} processes (lines {', '.join(map(str, self.lines))}) run TensorFlow"
+        else:
+            who = "processes started in a loop run TensorFlow"
+        return (f"{who} on a GPU ({_evidence(self.evidence)}) and none limits its GPU memory: each maps nearly all "
+                f"memory of every visible GPU, so the second can fail with {_OUT_OF_MEMORY}; in each worker, before "
+                "its first op, turn on tf.config.experimental.set_memory_growth for every GPU (or set a "
+                "memory_limit, or give each worker its own GPU with CUDA_VISIBLE_DEVICES)")
+
+
+@dataclass(frozen=True)
+class RayFractionalGpus(Finding):
+    what: str  # task or actor
+    name: str = shown()
+    num_gpus: str = worded()  # as spelled, with its value where it is a name
+
+    def message(self) -> str:
+        where = "actor's __init__" if self.what == "actor" else "task"
+        return (f"Ray {self.what} `{self.name}` asks for num_gpus={self.num_gpus}, so Ray runs several on one GPU, "
+                "and none limits its GPU memory: the first to start maps nearly all of it and the next fails with "
+                f"{_OUT_OF_MEMORY}; in the {where}, before its first op, turn on "
+                "tf.config.experimental.set_memory_growth or set a memory_limit")
+
+
+@dataclass(frozen=True)
+class SparkGpuShare(Finding):
+    amount: str = worded()  # as spelled
+    tasks: str  # how many tasks share one GPU
+    function: str = shown()
+
+    def message(self) -> str:
+        return (f"{engine_knowledge.SPARK_TASK_GPU_AMOUNT}={self.amount} lets Spark run up to {self.tasks} tasks "
+                f"on one GPU at once, and `{self.function}` runs TensorFlow there with no GPU memory limit: the "
+                f"first task to start maps nearly all of the GPU's memory and the next fails with {_OUT_OF_MEMORY}; "
+                "in the task function, before its first op, turn on tf.config.experimental.set_memory_growth or set "
+                "a memory_limit")
+
+
+@dataclass(frozen=True)
+class EngineSession(Finding):
+    session: str = shown()
+    function: str = shown()
+    evidence: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.session}` makes a TF1 session in `{self.function}`, which runs in the engine's worker "
+                f"processes, with no GPU memory option, on a GPU ({_evidence(self.evidence)}): each worker process "
+                "that runs it maps nearly all memory of every visible GPU, so the next fails with "
+                f"{_OUT_OF_MEMORY}; give the session "
+                "`config=tf.compat.v1.ConfigProto(gpu_options=tf.compat.v1.GPUOptions(allow_growth=True))`")
+
+
+@dataclass(frozen=True)
+class RayZeroGpuWorker(Finding):
+    what: str  # task or actor
+    name: str = shown()
+    other: str  # task or actor: the one that asks for GPUs
+    other_name: str = shown()
+    num_gpus: str = worded()
+
+    def message(self) -> str:
+        return (f"Ray {self.what} `{self.name}` asks for no GPU and runs TensorFlow, next to the {self.other} "
+                f"`{self.other_name}` that asks for num_gpus={self.num_gpus}: Ray leaves the node's "
+                "CUDA_VISIBLE_DEVICES to zero-GPU workers (measured on Ray 2.60), so on a GPU node its TensorFlow "
+                f"sees the GPUs and maps nearly all their memory, and the GPU {self.other} can fail with "
+                f"{_OUT_OF_MEMORY}; in the {self.what}, before its first op, hide the GPUs "
+                "(tf.config.set_visible_devices([], 'GPU')) or turn on memory growth, or start Ray with "
+                "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1")
+
+
+@dataclass(frozen=True)
+class DaskGpuCluster(Finding):
+    workers: int
+    task: str = shown()
+
+    def message(self) -> str:
+        return (f"The {self.workers} worker processes of this local Dask cluster each advertise a GPU "
+                f"(resources={{'GPU': ...}}) on the same machine, and the task `{self.task}` runs TensorFlow there "
+                "with no GPU memory limit: the first worker to run it maps nearly all memory of every GPU and the "
+                f"others fail with {_OUT_OF_MEMORY}; in the task (or a WorkerPlugin's setup), before the first op, "
+                "turn on tf.config.experimental.set_memory_growth, or run one worker per GPU (dask-cuda's "
+                "LocalCUDACluster)")
 
 
 class GpuWorkersTakeAllMemory(Rule):
@@ -260,20 +361,11 @@ class GpuWorkersTakeAllMemory(Rule):
             yield self._report(analysis, owner, group, evidence)
 
     def _report(self, analysis: FileAnalysis, owner: Owner, group: list[Owner], evidence: str) -> Report:
-        if owner.value.kind is not Kind.PROCESS:
-            count = _worker_count(owner)
-            who = f"{owner.noun} runs TensorFlow in {count or 'several'} worker processes"
-        elif len(group) > 1:
-            lines = ", ".join(str(analysis.line_of(o.construction)) for o in group)
-            who = f"{len(group)} processes (lines {lines}) run TensorFlow"
-        else:
-            who = "processes started in a loop run TensorFlow"
+        pool = owner.value.kind is not Kind.PROCESS
         return Report(
             owner.construction,
-            f"{who} on a GPU ({_evidence(evidence)}) and none limits its GPU memory: each maps nearly all memory "
-            "of every visible GPU, so the second can fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); "
-            "in each worker, before its first op, turn on tf.config.experimental.set_memory_growth for every GPU "
-            "(or set a memory_limit, or give each worker its own GPU with CUDA_VISIBLE_DEVICES)",
+            WorkersTakeAllMemory(owner.noun if pool else None, _worker_count(owner) if pool else None, len(group),
+                                 tuple(analysis.line_of(o.construction) for o in group), evidence),
             fix=TurnOnMemoryGrowth(group),
         )
 
@@ -309,11 +401,7 @@ class GpuWorkersTakeAllMemory(Rule):
                 spelled += f" ({value:g})"
             yield Report(
                 gpus,
-                f"Ray {what} `{info.node.name.value}` asks for num_gpus={spelled}, so Ray runs "
-                "several on one GPU, and none limits its GPU memory: the first to start maps nearly all of it and "
-                "the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the "
-                f"{'actor' + chr(39) + 's __init__' if what == 'actor' else 'task'}, before its first op, turn on "
-                "tf.config.experimental.set_memory_growth or set a memory_limit",
+                RayFractionalGpus(what, info.node.name.value, spelled),
             )
 
     @staticmethod
@@ -337,11 +425,7 @@ class GpuWorkersTakeAllMemory(Rule):
                 continue
             yield Report(
                 setting.value,
-                f"{engine_knowledge.SPARK_TASK_GPU_AMOUNT}={analysis.code(setting.value, 20)} lets Spark run up to "
-                f"{_tasks_per_gpu(value)} tasks on one GPU at once, and `{function.node.name.value}` runs "
-                "TensorFlow there with no GPU memory limit: the first task to start maps nearly all of the GPU's "
-                "memory and the next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task "
-                "function, before its first op, turn on tf.config.experimental.set_memory_growth or set a memory_limit",
+                SparkGpuShare(analysis.code(setting.value, 20), _tasks_per_gpu(value), function.node.name.value),
             )
             return
 
@@ -357,11 +441,7 @@ class GpuWorkersTakeAllMemory(Rule):
         for function, session in found:
             yield Report(
                 session,
-                f"`{analysis.code(session, 40)}` makes a TF1 session in `{function.node.name.value}`, which "
-                f"runs in the engine's worker processes, with no GPU memory option, on a GPU ({_evidence(evidence)}): "
-                "each worker process that runs it maps nearly all memory of every visible GPU, so the "
-                "next fails with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); give the session "
-                "`config=tf.compat.v1.ConfigProto(gpu_options=tf.compat.v1.GPUOptions(allow_growth=True))`",
+                EngineSession(analysis.code(session, 40), function.node.name.value, evidence),
             )
 
     @staticmethod
@@ -373,13 +453,8 @@ class GpuWorkersTakeAllMemory(Rule):
             other = "task" if engines.is_function(found.gpu_info) else "actor"
             yield Report(
                 found.info.node.name,
-                f"Ray {what} `{found.info.node.name.value}` asks for no GPU and runs TensorFlow, next to the "
-                f"{other} `{found.gpu_info.node.name.value}` that asks for num_gpus={analysis.code(found.gpus, 20)}: "
-                "Ray leaves the node's CUDA_VISIBLE_DEVICES to zero-GPU workers (measured on Ray 2.60), so on a "
-                "GPU node its TensorFlow sees the GPUs and maps nearly all their memory, and the GPU "
-                f"{other} can fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the {what}, before "
-                "its first op, hide the GPUs (tf.config.set_visible_devices([], 'GPU')) or turn on memory growth, "
-                "or start Ray with RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1",
+                RayZeroGpuWorker(what, found.info.node.name.value, other, found.gpu_info.node.name.value,
+                                 analysis.code(found.gpus, 20)),
             )
 
     @staticmethod
@@ -389,12 +464,7 @@ class GpuWorkersTakeAllMemory(Rule):
         for found in engine_gpus.dask_gpu_clusters(analysis):
             yield Report(
                 found.cluster,
-                f"The {found.workers} worker processes of this local Dask cluster each advertise a GPU "
-                f"(resources={{'GPU': ...}}) on the same machine, and the task `{found.task.node.name.value}` runs "
-                "TensorFlow there with no GPU memory limit: the first worker to run it maps nearly all memory of every "
-                "GPU and the others fail with CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError); in the task (or a "
-                "WorkerPlugin's setup), before the first op, turn on tf.config.experimental.set_memory_growth, "
-                "or run one worker per GPU (dask-cuda's LocalCUDACluster)",
+                DaskGpuCluster(found.workers, found.task.node.name.value),
             )
 
     def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:

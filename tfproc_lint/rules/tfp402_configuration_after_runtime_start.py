@@ -2,13 +2,46 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import configuration_calls, forked_after_start, worker_calls
 from tfproc_lint.analysis.start_methods import catches_runtime_error
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge.tensorflow import GPU_ONLY_CONFIGURATION, RUNTIME_CONFIGURATION
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class ConfiguredAfterStart(Finding):
+    call: str = shown()  # the tf.config function called
+    line: int = shown()  # where the runtime started
+    reason: str = worded()  # what started it
+    setting: str  # RUNTIME_CONFIGURATION's name for it
+    swallowed: bool  # an `except` around it swallows the RuntimeError
+
+    def message(self) -> str:
+        effect = (f"it raises `RuntimeError: {RUNTIME_CONFIGURATION[self.setting]}`{_where(self.setting)}"
+                  + (", which the `except` around it swallows, so the setting is lost" if self.swallowed else ""))
+        return (f"`{self.call}()` runs after TensorFlow's runtime started (line {self.line}: {self.reason}): "
+                f"{effect}; make it before line {self.line}, first thing in the program")
+
+
+@dataclass(frozen=True)
+class ConfiguredInForkedWorker(Finding):
+    call: str = shown()
+    noun: str = worded()  # the workers' maker
+    line: int = shown()
+    reason: str = worded()
+    setting: str
+
+    def message(self) -> str:
+        return (f"`{self.call}()` runs in {with_article(self.noun)} worker forked after the parent started "
+                f"TensorFlow's runtime (line {self.line}: {self.reason}): the child inherits the started runtime, so "
+                f"it raises `RuntimeError: {RUNTIME_CONFIGURATION[self.setting]}`{_where(self.setting)} in every "
+                "worker (a Pool replaces the dead workers forever, an executor breaks); configure in the parent "
+                f"before line {self.line}, or start the workers from multiprocessing.get_context(\"spawn\")")
 
 
 class ConfigurationAfterRuntimeStart(Rule):
@@ -152,14 +185,10 @@ class ConfigurationAfterRuntimeStart(Rule):
             if started is None or walk.also_reached_before_start(call) or walk.only_after_an_exception(call):
                 continue
             reported.add(call)
-            line = analysis.line_of(started.call)
-            swallowed = catches_runtime_error(analysis, call)
-            effect = (f"it raises `RuntimeError: {RUNTIME_CONFIGURATION[name]}`{_where(name)}"
-                      + (", which the `except` around it swallows, so the setting is lost" if swallowed else ""))
             yield Report(
                 call,
-                f"`{analysis.code(call.func, 60)}()` runs after TensorFlow's runtime started (line {line}: "
-                f"{started.reason}): {effect}; make it before line {line}, first thing in the program",
+                ConfiguredAfterStart(analysis.code(call.func, 60), analysis.line_of(started.call), started.reason, name,
+                                     catches_runtime_error(analysis, call)),
                 fix=MoveBeforeRuntimeStart(call, started),
                 related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
@@ -176,12 +205,7 @@ class ConfigurationAfterRuntimeStart(Rule):
                 reported.add(call)
                 yield Report(
                     call,
-                    f"`{analysis.code(call.func, 60)}()` runs in {with_article(owner.noun)} worker forked after the "
-                    f"parent started TensorFlow's runtime (line {line}: {started.reason}): the child inherits the "
-                    f"started runtime, so it raises `RuntimeError: {RUNTIME_CONFIGURATION[name]}`{_where(name)} in "
-                    "every worker (a Pool replaces the dead workers forever, an executor breaks); configure "
-                    f"in the parent before line {line}, or start the workers from "
-                    "multiprocessing.get_context(\"spawn\")",
+                    ConfiguredInForkedWorker(analysis.code(call.func, 60), owner.noun, line, started.reason, name),
                     related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                              *analysis.tf.external_related(started.call)),
                     cause=owner.construction,

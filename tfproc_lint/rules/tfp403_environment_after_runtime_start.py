@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import environment_settings, forked_after_start, worker_nodes
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge import environment
-from tfproc_lint.rules.base import Example, Report, Rule
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class SetAfterStart(Finding):
+    setting: str = shown()  # as spelled
+    variable: str  # the first variable it sets that TensorFlow reads at its start
+    line: int = shown()  # where the runtime started
+    reason: str = worded()  # what started it
+
+    def message(self) -> str:
+        return (f"`{self.setting}` is set after TensorFlow's runtime started (line {self.line}: {self.reason}): "
+                f"{environment.RUNTIME_ENVIRONMENT[self.variable]}; set it before line {self.line} (before `import "
+                "tensorflow` is safest)")
+
+
+@dataclass(frozen=True)
+class SetInForkedWorker(Finding):
+    setting: str = shown()
+    variable: str
+    noun: str = worded()  # the workers' maker
+    line: int = shown()
+    reason: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.setting}` is set in {with_article(self.noun)} worker forked after the parent started "
+                f"TensorFlow's runtime (line {self.line}: {self.reason}), which the child inherits: "
+                f"{environment.RUNTIME_ENVIRONMENT[self.variable]}; set it in the parent before line {self.line}, or "
+                "start the workers from multiprocessing.get_context(\"spawn\")")
 
 
 class EnvironmentAfterRuntimeStart(Rule):
@@ -181,11 +211,9 @@ class EnvironmentAfterRuntimeStart(Rule):
                     or walk.only_after_an_exception(setting.node):
                 continue
             reported.add(setting.node)
-            line = analysis.line_of(started.call)
             yield Report(
                 setting.node,
-                f"`{setting.spelled}` is set after TensorFlow's runtime started (line {line}: {started.reason}): "
-                f"{_effect(setting)}; set it before line {line} (before `import tensorflow` is safest)",
+                SetAfterStart(setting.spelled, setting.keys[0], analysis.line_of(started.call), started.reason),
                 fix=MoveBeforeRuntimeStart(setting.node, started),
                 related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
@@ -203,15 +231,8 @@ class EnvironmentAfterRuntimeStart(Rule):
                 reported.add(node)
                 yield Report(
                     node,
-                    f"`{setting.spelled}` is set in {with_article(owner.noun)} worker forked after the parent started "
-                    f"TensorFlow's runtime (line {line}: {started.reason}), which the child inherits: "
-                    f"{_effect(setting)}; set it in the parent before line {line}, or start the "
-                    "workers from multiprocessing.get_context(\"spawn\")",
+                    SetInForkedWorker(setting.spelled, setting.keys[0], owner.noun, line, started.reason),
                     related=((started.call, f"TensorFlow runtime started here: {started.reason}"),
                              *analysis.tf.external_related(started.call)),
                     cause=owner.construction,
                 )
-
-
-def _effect(setting) -> str:
-    return environment.RUNTIME_ENVIRONMENT[setting.keys[0]]
