@@ -24,6 +24,7 @@ from pathlib import Path
 from tfproc_lint.analysis.entry_points import EntryPoint, agreed_start_method, entry_point
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.import_effects import ImportEffects, defines_state
+from tfproc_lint.analysis.importers import find_importers
 from tfproc_lint.analysis.module_outline import constants, constants_in, outline, text_exports
 from tfproc_lint.analysis.project_names import ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
@@ -31,7 +32,7 @@ from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow, read_source,
+    MAX_IMPORT_DEPTH, Layout, imported_names, layout_for, may_reach_tensorflow, read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -88,27 +89,17 @@ class Project:
     def importers(self, path: Path) -> tuple[Place, ...]:
         """Where the project's other files import the module at `path` (each file's first import
         statement that names it), in path order; () when it is no module of the project. Read only
-        when asked (a finding's message depends on it): every project file whose text names the
-        module's last part is parsed with CPython's `ast`."""
+        when asked (a finding's message depends on it): every project file whose text can name the
+        module is parsed with CPython's `ast` (analysis/importers.py, shared with --with-dependents)."""
         target = Path(os.path.abspath(path))
         module = self.layout.module_name(target)
         if module is None:
             return ()
         found = self._importers.get(target)
         if found is None:
-            last = module.rpartition(".")[2]
-            places = []
-            for file in self._python_files():
-                if file == target:
-                    continue
-                try:
-                    text = file.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                line = _import_line(text, file, target, self.layout) if last in text and "import" in text else None
-                if line is not None:
-                    places.append(Place(display_path(file), line))
-            found = self._importers[target] = tuple(places)
+            importers = find_importers([target], self._python_files(), _text_or_none, lambda _: self.layout)
+            found = self._importers[target] = tuple(Place(display_path(file), line)
+                                                    for file, line in sorted(importers.items()))
         self._consulted(*(Path(place.path) for place in found))  # a cached result depends on them
         return found
 
@@ -469,30 +460,11 @@ def forget_files(paths, layout: bool = True) -> None:
         project.forget(paths, moved=layout)
 
 
-def _import_line(text: str, importer: Path, target: Path, layout: Layout) -> int | None:
-    """The line of the first import statement in `text` (the file `importer`) that runs the module
-    file `target` (`import a.b` runs `a` and `a.b`), or None."""
+def _text_or_none(path: Path) -> str | None:
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
         return None
-    package = layout.package_of(importer)
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = absolute_module(node.level, node.module or "", package)
-            names = [module, *(f"{module}.{alias.name}" for alias in node.names)] if module else []
-        else:
-            continue
-        for name in names:
-            parts = name.split(".")
-            for cut in range(len(parts), 0, -1):
-                found = layout.module_path(".".join(parts[:cut]), importer)
-                if found is not None and Path(os.path.abspath(found)) == target:
-                    lines.append(node.lineno)
-    return min(lines, default=None)
 
 
 _PROJECTS: dict[tuple, Project] = {}
