@@ -12,8 +12,10 @@ import pytest
 import processes
 from conftest import tool
 from tfproc_lint.config import COMMAND_LINE, Configs
+from tfproc_lint.analysis.importers import Reading, find_importers
 from tfproc_lint.dependents import find_dependents
 from tfproc_lint.files import collect_files
+from tfproc_lint.project_layout import layout_for
 from tfproc_lint.rules import rule_codes
 
 REGISTRY = 'from shop import models\n\nMODEL_PATH = "ranker.keras"\n\n\ndef describe():\n    return MODEL_PATH\n'
@@ -108,6 +110,34 @@ def test_a_file_in_no_project_has_no_dependents(tmp_path, monkeypatch) -> None:
     write(tmp_path, {"loose/a.py": "import b\n", "loose/b.py": "X = 1\n"})
     monkeypatch.chdir(tmp_path / "loose")
     assert dependents("b.py") == []
+
+
+def importers(shop: Path, target: str, reading: Reading, transitive: bool = False) -> dict[str, int]:
+    """The shared search (analysis/importers.py) over the shop's Python files, as {file: line}."""
+    layout = layout_for(shop / target)
+    files = sorted(path for path in shop.rglob("*.py") if path.parts[len(shop.parts)] != "build")
+    found = find_importers([shop / target], files, lambda path: path.read_text(encoding="utf-8"),
+                           lambda path: layout, reading, transitive)
+    return {path.relative_to(shop).as_posix(): line for path, line in found.items()}
+
+
+def test_the_shared_search_reads_statements_exactly_or_lines_of_text(shop) -> None:
+    """EXACT (TFP202's message names the line) reads every statement, a parenthesised one over
+    several lines too, and nothing in a string; TEXT (--with-dependents, cheaper) reads the lines
+    that start with an import: one in a docstring counts, a parenthesised one does not."""
+    write(shop, {"scripts/late.py": "import os\n\nfrom shop import (\n    registry,\n)\n",
+                 "scripts/noted.py": '"""Use it so:\n\nfrom shop import registry\n"""\n'})
+    exact = importers(shop, "shop/registry.py", Reading.EXACT)
+    assert exact == {"scripts/late.py": 3, "scripts/nightly.py": 5, "shop/service.py": 1}
+    text = importers(shop, "shop/registry.py", Reading.TEXT)
+    assert text == {"scripts/noted.py": 0, "scripts/nightly.py": 0, "shop/service.py": 0}  # lines not told
+    assert importers(shop, "shop/service.py", Reading.EXACT, transitive=True) == {"scripts/report.py": 1}
+
+
+def test_a_relative_import_that_never_names_its_package_is_found(shop) -> None:
+    """`from . import registry` in shop/service.py runs shop/__init__.py, though its text never
+    says "shop": the search reads files with a relative import when a package is searched for."""
+    assert "shop/service.py" in importers(shop, "shop/__init__.py", Reading.EXACT)
 
 
 def check(*args: str) -> tuple[int, str, str]:

@@ -4,21 +4,23 @@ pre-commit hook: a staged module that now loads a model at import makes the scri
 fork after TensorFlow started, though the script itself is not staged), and what the editor server
 lints again when a module changes.
 
-Imports are read from each file's text the way the project layer reads them
-(`project_layout.imported_names`: plain and `from` imports, relative ones too, an
-over-approximation that counts commented or quoted imports) and resolved with the file's own
-`Layout` (`Layout.module_path`, as the analysis resolves them); importing `a.b.c` also runs the
-packages `a` and `a.b`, so their `__init__.py` count. Nothing is parsed or linted: one read and one
-regular expression per file of the project (the costs are in docs/integrations.md). A notebook's
-imports are read from its code cells.
+The importers are found by the search TFP202 uses too (`analysis/importers.py`: each file's imports
+resolved with the file's own `Layout`, as the analysis resolves them), with its imports read from
+its text (`Reading.TEXT`: the lines that start with an import, those in strings too): nothing is
+parsed or linted, one read per file of the project at most (the costs are in
+docs/integrations.md). A notebook's imports are read from its code cells.
+
+What importing a file runs, for the editor server (`import_closure`), is read from the text the
+way the project layer's pre-filter reads it (`project_layout.imported_names`: plain and `from`
+imports, relative ones too, an over-approximation that counts commented or quoted imports).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
+from tfproc_lint.analysis.importers import Reading, find_importers
 from tfproc_lint.config import Config, Configs
 from tfproc_lint.files import SourceFile, collect_files, is_notebook
 from tfproc_lint.project_layout import Layout, buffer_text, imported_names, layout_for, read_source
@@ -66,23 +68,6 @@ def notebook_code(data: bytes) -> str:
     return "\n".join("".join(source) if isinstance(source, list) else str(source) for source in sources)
 
 
-def importers_of(changed: Iterable[str], imports: dict[str, set[str]]) -> set[str]:
-    """The files of `imports` (file -> the files it imports) that import one of `changed`,
-    directly or through others; `changed` themselves only where they import another changed file."""
-    importers: dict[str, set[str]] = {}
-    for importer, targets in imports.items():
-        for target in targets:
-            importers.setdefault(target, set()).add(importer)
-    found: set[str] = set()
-    pending = list(changed)
-    while pending:
-        for importer in importers.get(pending.pop(), ()):
-            if importer not in found:
-                found.add(importer)
-                pending.append(importer)
-    return found
-
-
 def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[SourceFile]:
     """The files of the given files' projects (found as a check of the project's root finds them:
     its excludes apply) that import one of the given Python files, directly or through other
@@ -99,7 +84,7 @@ def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[
         roots[layout.root] = None
     if not changed:
         return []
-    candidates: dict[str, SourceFile] = {}
+    candidates: dict[str, SourceFile] = {}  # absolute paths, as text (cheaper than Path objects)
     for root in roots:
         found, _errors = collect_files([_shown(root)], configs)
         for source_file in found:
@@ -107,22 +92,26 @@ def find_dependents(given: list[SourceFile], configs: Config | Configs) -> list[
             if absolute not in candidates:
                 display = os.path.normpath(source_file.display)
                 candidates[absolute] = SourceFile(Path(display), display, False, source_file.config)
-    imports: dict[str, set[str]] = {}
-    resolved: dict = {}
-    for absolute, source_file in candidates.items():
-        layout = layout_for(absolute, _config(source_file, configs).src)
-        try:
-            with open(absolute, "rb") as stream:
-                data = stream.read()
-        except OSError:
-            continue
-        if layout is None or b"import" not in data:
-            continue
-        text = notebook_code(data) if is_notebook(absolute) else data.decode("utf-8", errors="replace")
-        imports[absolute] = module_imports(text, absolute, layout, resolved)
+
+    def layout_of(path: str) -> Layout | None:
+        return layout_for(path, _config(candidates[path], configs).src)
+
+    importers = find_importers(changed, candidates, _import_text, layout_of, Reading.TEXT, transitive=True)
     given_paths = {os.path.abspath(source_file.path) for source_file in given}  # notebooks and scripts too
-    return sorted((candidates[path] for path in importers_of(changed, imports) - given_paths),
+    return sorted((candidates[path] for path in importers if path not in given_paths),
                   key=lambda source_file: source_file.display)
+
+
+def _import_text(path: str) -> str | None:
+    """The text whose imports count (a notebook's code cells); None: unreadable or no import."""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return None
+    if b"import" not in data:
+        return None
+    return notebook_code(data) if is_notebook(path) else data.decode("utf-8", errors="replace")
 
 
 def _config(source_file: SourceFile, configs: Config | Configs) -> Config:

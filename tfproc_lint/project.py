@@ -14,33 +14,31 @@ module that does, is summarised without LibCST (its re-exports only).
 from __future__ import annotations
 
 import ast
-import builtins
 import hashlib
 import os
-import re
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from tfproc_lint.analysis.entry_points import EntryPoint, agreed_start_method, entry_point
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.names import canonical
+from tfproc_lint.analysis.import_effects import ImportEffects, defines_state
+from tfproc_lint.analysis.importers import find_importers
+from tfproc_lint.analysis.module_outline import constants, constants_in, outline, text_exports
 from tfproc_lint.analysis.project_names import ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
-from tfproc_lint.knowledge import packages, processes, tensorflow
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, absolute_module, imported_names, layout_for, may_reach_tensorflow,
-    read_source,
+    MAX_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, imported_names, layout_for, may_reach_tensorflow, read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
 MAX_PROJECTS = 16
 MAX_SUMMARY_DEPTH = 2  # summaries of summaries' imports are computed file by file
 MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
-_SET_START_METHOD = re.compile(r"set_start_method\(\s*(?:method\s*=\s*)?(['\"])(\w+)\1")
 
 
 class Project:
@@ -53,11 +51,11 @@ class Project:
         self.used: set[tuple[str, str]] | None = None  # (path, digest) consulted in the current lint
         # Within one lint, a module's answer is read once: (module, importer's folder) -> result.
         self._answers: dict[tuple, ModuleSummary | None] | None = None
-        self._entry_points: list[tuple[Path, str, int]] | None = None
+        self._entry_points: list[EntryPoint] | None = None
         self._files: list[Path] | None = None  # the project's Python files, when first needed
         self._importers: dict[Path, tuple[Place, ...]] = {}
         self._depth = 0  # how deep in summaries of summaries the current request is
-        self._acting: dict[Path, bool] = {}
+        self._import_effects = ImportEffects(layout, self._syntax_tree)  # which modules act at import
         self._closures: dict[Path, set[Path]] = {}
         # Where summaries persist between runs (cache.SummaryStore, set by the front end that has a
         # cache; False: none can be used), and how many function facts each had when last stored or read.
@@ -80,43 +78,28 @@ class Project:
         target = Path(os.path.abspath(path))
         if self.layout.module_name(target) is None:
             return None  # not importable as a module of this project: no entry point imports it
-        methods = {}
-        for entry, method, line in self._entries():
-            closure = self._imports_closure(entry)
-            if entry != target and target in closure:
-                methods.setdefault(method, (entry, line))
-                self._consulted(entry, *closure)  # a cached result depends on them
-        if not methods:
-            return None
-        if len(methods) > 1 or "unknown" in methods:
-            return "unknown", "the entry points that import this module set different start methods"
-        method, (entry, line) = next(iter(methods.items()))
-        return method, f'set_start_method("{method}") in {display_path(entry)}:{line}, an entry point that imports it'
+        importing = []
+        for entry in self._entries():
+            closure = self._imports_closure(entry.path)
+            if entry.path != target and target in closure:
+                importing.append(entry)
+                self._consulted(entry.path, *closure)  # a cached result depends on them
+        return agreed_start_method(importing)
 
     def importers(self, path: Path) -> tuple[Place, ...]:
         """Where the project's other files import the module at `path` (each file's first import
         statement that names it), in path order; () when it is no module of the project. Read only
-        when asked (a finding's message depends on it): every project file whose text names the
-        module's last part is parsed with CPython's `ast`."""
+        when asked (a finding's message depends on it): every project file whose text can name the
+        module is parsed with CPython's `ast` (analysis/importers.py, shared with --with-dependents)."""
         target = Path(os.path.abspath(path))
         module = self.layout.module_name(target)
         if module is None:
             return ()
         found = self._importers.get(target)
         if found is None:
-            last = module.rpartition(".")[2]
-            places = []
-            for file in self._python_files():
-                if file == target:
-                    continue
-                try:
-                    text = file.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    continue
-                line = _import_line(text, file, target, self.layout) if last in text and "import" in text else None
-                if line is not None:
-                    places.append(Place(display_path(file), line))
-            found = self._importers[target] = tuple(places)
+            importers = find_importers([target], self._python_files(), _text_or_none, lambda _: self.layout)
+            found = self._importers[target] = tuple(Place(display_path(file), line)
+                                                    for file, line in sorted(importers.items()))
         self._consulted(*(Path(place.path) for place in found))  # a cached result depends on them
         return found
 
@@ -127,9 +110,8 @@ class Project:
                                  if f.path.suffix == ".py")
         return self._files
 
-    def _entries(self) -> list[tuple[Path, str, int]]:
-        """(file, method, line) of the project's scripts (an `if __name__ == "__main__":` block) that
-        call set_start_method with one literal method; "unknown" when it is not one literal."""
+    def _entries(self) -> list[EntryPoint]:
+        """The project's scripts (an `if __name__ == "__main__":` block) that call set_start_method."""
         if self._entry_points is None:
             entries = (_entry_point(file) for file in self._python_files())  # the same walk as importers'
             self._entry_points = [entry for entry in entries if entry is not None]
@@ -152,12 +134,11 @@ class Project:
         # asked (and kept) too: a changed file no answer was kept for changes none of them, unless
         # files were created or removed (an import may find another file).
         touched = {Path(path) for path in changed}
-        if moved or touched & self._acting.keys():
-            self._acting.clear()
+        self._import_effects.forget(touched, moved)
         if moved or any(path in touched or touched & closure for path, closure in self._closures.items()):
             self._closures.clear()
         if self._entry_points is not None:
-            entries = [entry for entry in self._entry_points if str(entry[0]) not in changed]
+            entries = [entry for entry in self._entry_points if str(entry.path) not in changed]
             for path in sorted(changed):
                 if path.endswith(".py") and Path(path).is_relative_to(self.layout.root):
                     entry = _entry_point(Path(path))
@@ -330,9 +311,8 @@ class Project:
         own_name = self.layout.module_name(path) or module
         if not any(word in text for word in TENSORFLOW_WORDS) \
                 and not may_reach_tensorflow(text, path, self.layout):
-            package = self.layout.package_of(path)
-            exports = {name.rpartition(".")[2]: name for name in imported_names(text, package) if "." in name}
-            return ModuleSummary(own_name, display, exports=exports, constants=_constants_in(text))
+            exports = text_exports(text, self.layout.package_of(path))
+            return ModuleSummary(own_name, display, exports=exports, constants=constants_in(text))
         try:
             syntax_tree = parse_guard(text)  # positions per statement, not by generating the module
         except SourceError:
@@ -349,121 +329,26 @@ class Project:
             except (SourceError, RecursionError):
                 return None
 
-        constants = _constants(syntax_tree)
-        if self._acts_at_import(path, syntax_tree) or _defines_state(syntax_tree, self.layout.package_of(path)):
+        numbers = constants(syntax_tree)
+        package = self.layout.package_of(path)
+        if self._import_effects.acts_at_import(path, syntax_tree) or defines_state(syntax_tree, package):
             summary = analyse()
-            return replace(summary, constants=constants) if summary is not None else None
+            return replace(summary, constants=numbers) if summary is not None else None
         # Importing it runs no code that can start the runtime or fix the start method: only its
         # functions can matter, and LibCST reads the module when an importing module asks for one.
-        package = self.layout.package_of(path)
-        exports, stars, functions = _top_level_names(syntax_tree, package)
-        return ModuleSummary(own_name, display, functions=_DeferredFunctions(functions, self, analyse, with_project),
-                             exports=exports, star_exports=stars, constants=constants)
+        names = outline(syntax_tree, package)
+        return ModuleSummary(own_name, display,
+                             functions=_DeferredFunctions(names.functions, self, analyse, with_project),
+                             exports=names.exports, star_exports=names.star_exports, constants=numbers)
 
-    # import-time behaviour, read with CPython's ast ------------------------------------------------------
-    def _acts_at_import(self, path: Path, tree: ast.Module) -> bool:
-        """Importing the module may run code that starts TensorFlow's runtime or fixes the start
-        method: a module-level call (decorators, class bodies and default values included) of
-        TensorFlow, Keras, multiprocessing, a project module, or code or a name of its own, or an
-        import of a project module that may. Calls of other libraries and built-ins cannot (the
-        analysis knows no more of them either)."""
-        return self._import_time(path, tree)[0]
-
-    def _import_time(self, path: Path, tree: ast.Module | None = None) -> tuple[bool, frozenset]:
-        """(importing it may act, the names of the module whose call may act), cached."""
-        key = Path(os.path.abspath(path))
-        known = self._acting.get(key)
-        if known is not None:
-            return known
-        if tree is None:
-            try:
-                tree = ast.parse(read_source(key))
-            except (OSError, SyntaxError, ValueError, RecursionError):
-                return True, frozenset()  # cannot tell: let the analysis read it
-            self._consulted(key)
-        self._acting[key] = (False, frozenset())  # an import cycle: the other module answers for itself
-        self._acting[key] = result = self._module_acts(key, tree)
-        return result
-
-    def _module_acts(self, path: Path, tree: ast.Module) -> tuple[bool, frozenset]:
-        package = self.layout.package_of(path)
-        imports: dict[str, str] = {}  # local name -> the absolute name it is bound to
-        acting: set[str] = set()  # names of the module whose call may act (its functions, globals)
-        star = False
-        definitions: dict[str, ast.AST] = {}
-        for node in _import_time_nodes(tree.body):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                # Importing a project module runs its top level (and its packages' first).
-                if any(self._imports_acting(module, path) for module in _modules_run(node, package)):
-                    return True, frozenset()
-                for name, bound in _imported(node, package):
-                    if name is None:
-                        star = True
-                    else:
-                        imports[name] = bound
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                definitions[node.name] = node
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)):
-                acting.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-
-        def acts(call: ast.Call) -> bool:
-            dotted = _dotted(call.func)
-            if not dotted:
-                return False  # a method of a call's result (`f().update(...)`): the inner call is judged
-            root = dotted.split(".")[0]
-            if root in acting:
-                return True
-            if root in imports:
-                return self._name_acts(".".join([imports[root], *dotted.split(".")[1:]]) if dotted
-                                       else imports[root], path)
-            return star and root not in _BUILTINS
-
-        # A function or class of the module acts when its code calls something that acts (until no
-        # more are found); a global assigned from something that acts may act.
-        changed = True
-        while changed:
-            changed = False
-            for node in _import_time_nodes(tree.body):
-                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                    if any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node.value)) or (
-                            _root_name(node.value) in acting):
-                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                        found = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
-                        changed |= not found <= acting
-                        acting |= found
-            for name, node in definitions.items():
-                if name not in acting and any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node)):
-                    acting.add(name)
-                    changed = True
-        result = any(isinstance(node, ast.Call) and acts(node) for node in _import_time_nodes(tree.body))
-        return result, frozenset(acting | ({"*"} if star else set()))
-
-    def _name_acts(self, qualified: str, importer: Path) -> bool:
-        """Calling `qualified` at import may start the runtime or fix the start method."""
-        top = qualified.split(".")[0]
-        last = qualified.rsplit(".", 1)[-1]
-        if top in _TENSORFLOW_PACKAGES:
-            return last not in tensorflow.IMPORT_TIME_INERT
-        if top in _PROCESS_PACKAGES:
-            name = canonical(qualified)
-            return name in processes.CONTEXT_FIXING_CALLS or name in _FIXING or name in processes.PROCESS_CONSTRUCTORS
-        return self._project_name_acts(qualified, importer)
-
-    def _project_name_acts(self, qualified: str, importer: Path) -> bool:
-        """Calling `qualified` (a module of the project, or a name in one) may act: the name is one
-        of that module's acting names (or the module could not be read)."""
-        module, _, name = qualified.rpartition(".")
-        if self.layout.module_path(qualified, importer) is not None:
-            return True  # a module used as a value (`from pkg import models; models.build()`)
-        target = self.layout.module_path(module, importer) if module else None
-        if target is None:
-            return False  # not the project's
-        names = self._import_time(target)[1]
-        return name in names or "*" in names
-
-    def _imports_acting(self, module: str, importer: Path) -> bool:
-        target = self.layout.module_path(module, importer)
-        return target is not None and self._import_time(target)[0]
+    def _syntax_tree(self, path: Path) -> ast.Module | None:
+        """The module file's CPython syntax tree, recorded as consulted; None if unreadable."""
+        try:
+            tree = ast.parse(read_source(path))
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            return None
+        self._consulted(path)
+        return tree
 
 
 class _DeferredFunctions(Mapping):
@@ -554,18 +439,13 @@ def _consulted_by(functions) -> frozenset:
     return _facts_so_far(functions)[2]
 
 
-def _entry_point(path: Path) -> tuple[Path, str, int] | None:
-    """(file, method, line) if the file at `path` is a script that calls set_start_method."""
+def _entry_point(path: Path) -> EntryPoint | None:
+    """The file at `path` as an entry point that sets a start method, or None."""
     try:
         text = read_source(path).decode("utf-8", errors="replace")
     except OSError:
         return None
-    if "set_start_method" not in text or "__main__" not in text:
-        return None
-    literals = {match.group(2) for match in _SET_START_METHOD.finditer(text)}
-    line = text.count("\n", 0, text.find("set_start_method")) + 1
-    method = literals.pop() if len(literals) == 1 and literals <= {"fork", "spawn", "forkserver"} else "unknown"
-    return path, method, line
+    return entry_point(path, text)
 
 
 def forget_files(paths, layout: bool = True) -> None:
@@ -580,191 +460,11 @@ def forget_files(paths, layout: bool = True) -> None:
         project.forget(paths, moved=layout)
 
 
-_TENSORFLOW_PACKAGES = frozenset(packages.RUNTIME_PACKAGES)
-_PROCESS_PACKAGES = frozenset({"multiprocessing", "multiprocess", "billiard", "concurrent", "joblib", "loky", "pathos",
-                               "torch"})
-_FIXING = frozenset({processes.SET_START_METHOD, processes.GET_CONTEXT, processes.GET_START_METHOD})
-_BUILTINS = frozenset(dir(builtins))
-
-
-_NUMBER_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*\s*(?::[^=\n]*)?=\s*[-+]?[\d.]", re.MULTILINE)
-
-
-def _import_line(text: str, importer: Path, target: Path, layout: Layout) -> int | None:
-    """The line of the first import statement in `text` (the file `importer`) that runs the module
-    file `target` (`import a.b` runs `a` and `a.b`), or None."""
+def _text_or_none(path: Path) -> str | None:
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
         return None
-    package = layout.package_of(importer)
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = absolute_module(node.level, node.module or "", package)
-            names = [module, *(f"{module}.{alias.name}" for alias in node.names)] if module else []
-        else:
-            continue
-        for name in names:
-            parts = name.split(".")
-            for cut in range(len(parts), 0, -1):
-                found = layout.module_path(".".join(parts[:cut]), importer)
-                if found is not None and Path(os.path.abspath(found)) == target:
-                    lines.append(node.lineno)
-    return min(lines, default=None)
-
-
-def _constants_in(text: str) -> dict[str, float]:
-    """`_constants` of a module's text, parsed only when a line looks like `NAME = <number>`."""
-    if not _NUMBER_ASSIGNMENT.search(text):
-        return {}
-    try:
-        return _constants(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError):
-        return {}
-
-
-def _constants(tree: ast.Module) -> dict[str, float]:
-    """Module-level names bound exactly once, at the top level, to a literal number (or `a / b` of
-    two): what a `num_gpus=config.GPU_SHARE` elsewhere reads."""
-    found: dict[str, float] = {}
-    bound: dict[str, int] = {}
-    for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
-            if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
-        for target in targets:
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name):
-                    bound[name.id] = bound.get(name.id, 0) + 1
-    for node in tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = _number(node.value)
-            if value is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
-                found[targets[0].id] = value
-    return {name: value for name, value in found.items() if bound.get(name) == 1}
-
-
-def _number(node) -> float | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return float(node.value)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        left, right = _number(node.left), _number(node.right)
-        if left is not None and right:
-            return left / right
-    return None
-
-
-def _defines_state(tree: ast.Module, package: str | None) -> bool:
-    """A module-level name may hold TensorFlow state made without starting the runtime (a
-    `tf.function`, a graph): an assignment from a call, or a decorated function, that names
-    TensorFlow or Keras. Importing the module does not act, but its summary's state must be read."""
-    packages = {name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
-                for name, bound in _imported(node, package) if name is not None
-                and bound.split(".")[0] in _TENSORFLOW_PACKAGES}
-    if not packages:
-        return False
-    for node in _import_time_nodes(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            roots = {_root_name(decorator) for decorator in node.decorator_list}
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call):
-            roots = {_root_name(node.value)}
-        else:
-            continue
-        if roots & packages:
-            return True
-    return False
-
-
-def _import_time_nodes(statements):
-    """The nodes of a module that run when it is imported: not the bodies of functions and lambdas
-    (their decorators, defaults and a class's body do run)."""
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pending.extend(node.decorator_list)
-            pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
-        elif isinstance(node, ast.Lambda):
-            pending.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
-        else:
-            pending.extend(ast.iter_child_nodes(node))
-
-
-def _imported(node, package: str | None):
-    """(local name or None for `*`, absolute module or name) for each name an import binds."""
-    if isinstance(node, ast.Import):
-        for alias in node.names:
-            yield (alias.asname or alias.name.split(".")[0]), (alias.name if alias.asname else alias.name.split(".")[0])
-        return
-    base = absolute_module(node.level, node.module or "", package)
-    if base is None:
-        return
-    for alias in node.names:
-        if alias.name == "*":
-            yield None, base
-        else:
-            yield (alias.asname or alias.name), f"{base}.{alias.name}" if base else alias.name
-
-
-def _modules_run(node, package: str | None) -> list[str]:
-    """The modules an import statement runs (`import a.b`: a, a.b; `from a import b`: a, a.b)."""
-    names = []
-    for name, bound in _imported(node, package):
-        if isinstance(node, ast.Import):
-            name = next(alias.name for alias in node.names if (alias.asname or alias.name.split(".")[0]) == name)
-            bound = name
-        else:
-            bound = bound if name is not None else bound
-        parts = bound.split(".")
-        names += [".".join(parts[:cut]) for cut in range(1, len(parts) + 1)]
-    return list(dict.fromkeys(names))
-
-
-def _dotted(node) -> str:
-    """`a.b.c` -> "a.b.c"; otherwise ""."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
-
-
-def _root_name(node) -> str | None:
-    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def _top_level_names(tree: ast.Module, package: str | None):
-    """(exports, star imports, function names) as the summary names them: imported names with
-    their absolute names, `from m import *` modules, and `f` / `Class.method` defined at the top."""
-    exports: dict[str, str] = {}
-    stars: list[str] = []
-    functions: set[str] = set()
-    pending = list(tree.body)
-    while pending:
-        node = pending.pop(0)
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for name, bound in _imported(node, package):
-                if name is None:
-                    stars.append(bound)
-                elif bound:
-                    exports[name] = bound
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.add(node.name)
-            exports.pop(node.name, None)
-        elif isinstance(node, ast.ClassDef):
-            exports.pop(node.name, None)
-            functions.update(f"{node.name}.{item.name}" for item in node.body
-                             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        elif isinstance(node, (ast.If, ast.Try, ast.With)):
-            pending[0:0] = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
-                            *(item for handler in getattr(node, "handlers", []) for item in handler.body)]
-    return exports, tuple(stars), functions
 
 
 _PROJECTS: dict[tuple, Project] = {}

@@ -14,6 +14,9 @@ TENSORFLOW_PACKAGES = ("tensorflow", "keras", "tensorflow_hub", "tensorflow_data
 # rewrites their pools; with concurrent.futures, the standard packages that start processes.
 MULTIPROCESSING_PACKAGES = ("multiprocessing", "torch.multiprocessing", "multiprocess", "billiard")
 PROCESS_PACKAGES = (*MULTIPROCESSING_PACKAGES, "concurrent.futures")
+# The top-level packages whose calls at a module's top level may start processes or fix the start
+# method (the project layer's import-time look, analysis/import_effects.py).
+PROCESS_ROOTS = ("multiprocessing", "multiprocess", "billiard", "concurrent", "joblib", "loky", "pathos", "torch")
 # Project dependencies on a GPU build of TensorFlow (config.py matches them with its own pattern).
 GPU_DISTRIBUTIONS = ("tensorflow-gpu", "tensorflow[and-cuda]", "tf-nightly-gpu", "tf-nightly[and-cuda]")
 
