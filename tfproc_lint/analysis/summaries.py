@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from tfproc_lint.analysis import api
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import STATE
 from tfproc_lint.analysis.per_task import movable_builders
@@ -101,9 +102,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
 
     on_import = walk.after_import
     start_method = None
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name == "multiprocessing.set_start_method" and walk.runs_on_import(site.node):
+    for site in analysis.calls.named(api.SET_START_METHOD):
+        if walk.runs_on_import(site.node):
             start_method = (literal_start_method(site.node) or "unknown", analysis.line_of(site.node))
             break
     if start_method is None and analysis.project is not None:
