@@ -15,8 +15,8 @@ import libcst as cst
 
 from tfproc_lint.analysis import api, engines, gpu_shares
 from tfproc_lint.analysis.answers import per_file
-from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.engines.spark import SparkSetting
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import memory_limits
 from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo
 from tfproc_lint.analysis.values import keyword
