@@ -1,8 +1,11 @@
-"""GPU memory in engine workers beyond fractional shares (TFP401): TF1 sessions made in engine tasks
-with no GPU memory option, and Ray tasks or actors that ask for no GPU next to ones that ask for GPUs
-(Ray 2.60 leaves the node's CUDA_VISIBLE_DEVICES to zero-GPU workers: shared/runtime-facts.md §7).
-Any memory limit in the file, any mention of the variables that hide GPUs, silences both: prefer a
-miss."""
+"""GPU memory in engine workers (TFP401), each finding a typed fact: Ray tasks or actors that ask
+for a share of one GPU (`num_gpus=0.5`) and Spark tasks run several to a GPU
+(`spark.task.resource.gpu.amount` below 1), each running TensorFlow with no memory limit in its own
+code; TF1 sessions made in engine tasks with no GPU memory option; Ray tasks or actors that ask for
+no GPU next to ones that ask for GPUs (Ray 2.60 leaves the node's CUDA_VISIBLE_DEVICES to zero-GPU
+workers: shared/runtime-facts.md §7); local Dask clusters whose workers all advertise a GPU. For
+the last three, any memory limit in the file, any mention of the variables that hide GPUs,
+silences them: prefer a miss."""
 
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from tfproc_lint.analysis import engines, gpu_shares
-
+from tfproc_lint.analysis.answers import per_file
+from tfproc_lint.analysis.engines.spark import SparkSetting
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.settings import memory_limits
 from tfproc_lint.analysis.symbols import ClassInfo, FunctionInfo
@@ -21,6 +25,77 @@ from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.knowledge import environment, tensorflow
 
 
+@dataclass(frozen=True)
+class RayGpuShare:
+    """A Ray task or actor that asks for a share of one GPU and runs TensorFlow unlimited."""
+
+    info: FunctionInfo | ClassInfo
+    gpus: cst.BaseExpression  # the `num_gpus` value as written
+    value: float  # what it resolves to, between 0 and 1
+
+
+def ray_gpu_shares(analysis) -> list[RayGpuShare]:
+    """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`, or a constant, variable or config
+    attribute bound once to 0.5) on a task or actor that runs TensorFlow with no memory limit in its own code:
+    Ray packs several onto one GPU, and the first to start maps nearly all of its memory."""
+    shares = [(info, keyword(decorator, "num_gpus"), info.scope.parent)
+              for info, decorator in engines.ray_remotes(analysis)]
+    shares += [(c.owner.task.function, c.owner.task.num_gpus, c.site.scope) for c in analysis.crossings
+               if engines.is_engine(c) and c.owner.task.num_gpus is not None]
+    if not shares:
+        return []
+    limits = memory_limits(analysis)
+    if any(limit.environment for limit in limits):
+        return []  # an environment variable may reach Ray's workers (prefer a miss)
+    found = []
+    seen = set()
+    for info, gpus, scope in shares:
+        value = gpu_shares.share(analysis, gpus, scope)
+        if info in seen or value is None:
+            continue
+        seen.add(info)
+        functions = engines.functions_of(analysis, info)
+        if not any(analysis.tf.function_runs(function) for function in functions):
+            continue
+        reached = engines.code_reached(analysis, functions)
+        if any(limit.anchor in reached for limit in limits):
+            continue
+        found.append(RayGpuShare(info, gpus, value))
+    return found
+
+
+@dataclass(frozen=True)
+class SparkGpuShare:
+    """`spark.task.resource.gpu.amount` below 1, and a task function that runs TensorFlow unlimited."""
+
+    setting: SparkSetting
+    value: float
+    function: FunctionInfo  # the first such task function given to Spark where the setting is made
+
+
+def spark_gpu_share(analysis) -> SparkGpuShare | None:
+    """`spark.task.resource.gpu.amount` below 1 (several tasks on one GPU) and a Spark task
+    function, given to Spark where the setting is made, that runs TensorFlow with no memory
+    limit in its own code (nor at import, nor in the executors' environment)."""
+    found = engines.spark_task_gpu_share(analysis)
+    if found is None or engines.spark_executor_memory_limit(analysis):
+        return None
+    setting, value = found
+    limits = memory_limits(analysis)
+    walk = analysis.execution
+    if any(limit.environment or walk.runs_on_import(limit.anchor) for limit in limits):
+        return None  # may reach Spark's Python workers (prefer a miss)
+    for function in sorted(engines.spark_task_functions(analysis, setting.call), key=lambda f: f.order):
+        if not analysis.tf.function_runs(function):
+            continue
+        reached = engines.code_reached(analysis, [function])
+        if any(limit.anchor in reached for limit in limits):
+            continue
+        return SparkGpuShare(setting, value, function)
+    return None
+
+
+@per_file
 def real_limits(analysis) -> list:
     """memory_limits, less TF1 options set to False (`GPUOptions(allow_growth=False)`, an empty
     `GPUOptions()`, `config.gpu_options.allow_growth = False`)."""
@@ -43,6 +118,7 @@ def _false(node) -> bool:
         isinstance(node, (cst.Integer, cst.Float)) and not node.evaluated_value)
 
 
+@per_file
 def _hides_gpus_somewhere(analysis) -> bool:
     """A string naming CUDA_VISIBLE_DEVICES or Ray's override anywhere (a runtime_env, a launcher),
     docstrings aside."""
@@ -55,10 +131,16 @@ def _hides_gpus_somewhere(analysis) -> bool:
     return False
 
 
-def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
-    """(task function, Session call) for each engine task function (a Spark or Dask task, a Ray
-    task or actor method with no `num_gpus`) that makes a TF1 Session, in a file with no GPU
-    memory limit at all."""
+@dataclass(frozen=True)
+class SessionTask:
+    function: FunctionInfo  # an engine task function (or a Ray actor's method)
+    session: cst.Call  # the TF1 Session it makes with no GPU memory option
+
+
+def session_tasks(analysis) -> list[SessionTask]:
+    """Each engine task function (a Spark or Dask task, a Ray task or actor method with no
+    `num_gpus`) that makes a TF1 Session, with the first it makes, in a file with no GPU memory
+    limit at all."""
     if not analysis.engine_routes.active or real_limits(analysis) or _hides_gpus_somewhere(analysis):
         return []
     if any(isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == tensorflow.TF1_DEVICE_COUNT
@@ -71,7 +153,7 @@ def session_tasks(analysis) -> list[tuple[FunctionInfo, cst.Call]]:
             continue  # num_gpus given: a GPU of its own, or a share (reported as such)
         for node in engines.code_reached(analysis, [function]):
             if isinstance(node, cst.Call) and _makes_session(analysis, node):
-                found.append((function, node))
+                found.append(SessionTask(function, node))
                 break
     return found
 
@@ -110,6 +192,7 @@ def ray_zero_gpu_workers(analysis) -> list[ZeroGpuWorker]:
     return found
 
 
+@per_file
 def _ray_gpu_asks(analysis) -> list[tuple[FunctionInfo | ClassInfo, cst.BaseExpression, object]]:
     """Ray tasks and actors given a `num_gpus` (in the decorator or in `.options(...)`), with it and
     the scope it resolves in; `num_gpus=0` written out counts as no GPU."""

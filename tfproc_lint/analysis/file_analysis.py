@@ -21,7 +21,10 @@ class FileAnalysis(ModuleFacts):
     The module: `module` (LibCST), `syntax_tree` (CPython's, or None), `path`, `config`, `notebook`.
     Names and values: `symbols` (scopes, bindings, call sites), `classifier` (`classify(node, scope,
         order)`, `qualified_name(...)`); `kind_of(node)` and `name_of(node)` answer for a node where
-        it is evaluated, `site(call)` / `site_around(node)` give that call site (scope, order).
+        it is evaluated, `site(call)` / `site_around(node)` give that call site (scope, order);
+        `calls` the call sites by the canonical name they call (`calls.named(names)`, `resolved()`).
+    Questions of other modules asked of the file, `f(analysis)`, marked `@per_file` (answers.py) are
+        answered once and kept in `answers`.
     The tree: `ancestors(node)`, `loops_around(node)` (loops and comprehensions that contain it),
         `enclosing_function_node(node)`, `module_statement_of(node)`, `function_of(scope)`.
     Process boundaries: `crossings` (each with a `Route`, what is sent and the worker callable),

@@ -10,6 +10,7 @@ from functools import cached_property
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from tfproc_lint.analysis.calls import CallIndex
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
@@ -39,8 +40,10 @@ class ModuleFacts:
         self.symbols = SymbolTable(module, project.package if project is not None else None)
         self.classifier = Classifier(self.symbols)
         self.classifier.project = project
+        self.calls = CallIndex(self.symbols, self.classifier)  # call sites by the name they call
+        self.answers: dict = {}  # questions the rules ask, answered once (answers.per_file)
         self._routes = RouteFinder(self.symbols, self.classifier)
-        self.engine_routes = EngineRoutes(self.symbols, self.classifier)  # Ray, Dask, Spark
+        self.engine_routes = EngineRoutes(self.symbols, self.classifier, self.calls)  # Ray, Dask, Spark
 
     @cached_property
     def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
@@ -124,14 +127,14 @@ class ModuleFacts:
                 if run is not None:
                     owner.workers.append(Worker(WorkerKind.METHOD, crossing.call, run.scope, run,
                                                 instance_class=crossing.owner.info))
-        for site in self.symbols.calls:
+        for site, name in self.calls.resolved():
             func = site.node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "start" and not site.node.args:
                 value = self.classifier.classify(func.value, site.scope, site.order)
                 owner = owner_for(value, site)
                 if owner is not None:
                     owner.fork_calls.append(site.node)
-            elif self.classifier.qualified_name(func, site.scope, site.order) in processes.FORK_CALLS:
+            elif name in processes.FORK_CALLS:
                 owners[site.node] = self._fork_child(site)
             else:
                 keras = self._keras_workers(site)
@@ -246,11 +249,7 @@ class ModuleFacts:
     @cached_property
     def file_start_method(self) -> str | None:
         """The method given to `set_start_method(...)` in this file, if one and only one."""
-        methods = set()
-        for site in self.symbols.calls:
-            name = self.classifier.qualified_name(site.node.func, site.scope, site.order)
-            if name == "multiprocessing.set_start_method":
-                methods.add(literal_start_method(site.node))
+        methods = {literal_start_method(site.node) for site in self.calls.named(processes.SET_START_METHOD)}
         if len(methods) == 1:
             return methods.pop()
         if methods:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
+from tfproc_lint.analysis.answers import per_file
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
@@ -37,18 +38,25 @@ class EnvSetting:
 
 
 # tf.config calls --------------------------------------------------------------------------------------
+@per_file
 def configuration_calls(analysis: "FileAnalysis") -> list[tuple[cst.Call, str]]:
     """(call, canonical name) of every tensorflow.RUNTIME_CONFIGURATION call."""
-    found = []
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name in tensorflow.RUNTIME_CONFIGURATION:
-            found.append((site.node, name))
-    return found
+    return [(site.node, name) for site, name in analysis.calls.resolved() if name in tensorflow.RUNTIME_CONFIGURATION]
 
 
 # environment variables -------------------------------------------------------------------------------
 def environment_settings(analysis: "FileAnalysis", keys=environment.RUNTIME_ENVIRONMENT) -> list[EnvSetting]:
+    found = []
+    for setting in _environment_writes(analysis):
+        chosen = tuple(k for k in setting.keys if k in keys)
+        if chosen:
+            found.append(EnvSetting(setting.node, chosen, setting.spelled))
+    return found
+
+
+@per_file
+def _environment_writes(analysis: "FileAnalysis") -> list[EnvSetting]:
+    """Every write of an environment variable the file makes, with all the keys it writes."""
     found = []
     for site in _assignments_and_calls(analysis):
         if isinstance(site.node, cst.Assign):
@@ -56,9 +64,7 @@ def environment_settings(analysis: "FileAnalysis", keys=environment.RUNTIME_ENVI
         else:
             setting = _set_by_call(analysis, site.node, site.scope)
         if setting is not None:
-            chosen = tuple(k for k in setting.keys if k in keys)
-            if chosen:
-                found.append(EnvSetting(setting.node, chosen, setting.spelled))
+            found.append(setting)
     return found
 
 
@@ -202,6 +208,7 @@ def forked_after_start(analysis: "FileAnalysis") -> list[tuple["Owner", RuntimeS
 
 
 # GPUs (TFP401) -------------------------------------------------------------------------------------
+@per_file
 def gpu_evidence(analysis: "FileAnalysis") -> str:
     """Why the code is taken to run on a GPU, or "": the configuration (`assume-gpu`, a dependency
     on a GPU build), a GPU device string given to TensorFlow (`tf.device("/GPU:0")`,
@@ -209,8 +216,8 @@ def gpu_evidence(analysis: "FileAnalysis") -> str:
     assumed = analysis.config.gpu_assumed()
     if assumed:
         return assumed
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order) or ""
+    for site, name in analysis.calls.resolved():
+        name = name or ""
         if name in tensorflow.GPU_QUERIES:
             return f"`{analysis.code(site.node.func, 40)}()` on line {analysis.line_of(site.node)}"
         if name.startswith(("tensorflow.", "keras.")):
@@ -239,15 +246,15 @@ class MemoryLimit:
     environment: bool  # an environment variable: spawned children inherit it too
 
 
+@per_file
 def memory_limits(analysis: "FileAnalysis") -> list[MemoryLimit]:
     """Places that keep a process from mapping all GPU memory: memory growth, a memory limit,
     visible devices, `TF_FORCE_GPU_ALLOW_GROWTH` / `CUDA_VISIBLE_DEVICES`, TF1 `GPUOptions`."""
     found = []
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name in tensorflow.GPU_MEMORY_LIMITS or any(
-                arg.keyword is not None and arg.keyword.value in tensorflow.GPU_MEMORY_OPTIONS
-                for arg in site.node.args):
+    for site, name in analysis.calls.resolved():
+        if name in tensorflow.GPU_MEMORY_LIMITS or any(arg.keyword is not None
+                                                       and arg.keyword.value in tensorflow.GPU_MEMORY_OPTIONS
+                                                       for arg in site.node.args):
             found.append(MemoryLimit(site.node, analysis.code(site.node.func, 40), False))
     for setting in environment_settings(analysis, environment.GPU_MEMORY_ENVIRONMENT):
         found.append(MemoryLimit(setting.node, setting.spelled, True))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfproc_lint.analysis.answers import per_file
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite
 from tfproc_lint.analysis.values import argument, keyword, literal_start_method
@@ -40,11 +41,10 @@ class SetStartMethod:
             else "set_start_method(...)"
 
 
+@per_file
 def set_start_method_calls(analysis: "ModuleFacts") -> list[SetStartMethod]:
     found = []
-    for site in analysis.symbols.calls:
-        if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) != processes.SET_START_METHOD:
-            continue
+    for site in analysis.calls.named(processes.SET_START_METHOD):
         force = argument(site.node, 1, "force")
         forced = force is not None and not (isinstance(force, cst.Name) and force.value in ("False", "None"))
         found.append(SetStartMethod(site.node, site, literal_start_method(site.node), forced))

@@ -22,6 +22,7 @@ from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSumm
 from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.values import literal_start_method
 from tfproc_lint.analysis.walk import is_main_guard
+from tfproc_lint.knowledge import processes
 
 
 class _LazyFunctions(Mapping):
@@ -101,9 +102,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
 
     on_import = walk.after_import
     start_method = None
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order)
-        if name == "multiprocessing.set_start_method" and walk.runs_on_import(site.node):
+    for site in analysis.calls.named(processes.SET_START_METHOD):
+        if walk.runs_on_import(site.node):
             start_method = (literal_start_method(site.node) or "unknown", analysis.line_of(site.node))
             break
     if start_method is None and analysis.project is not None:

@@ -57,9 +57,8 @@ class TensorFlowUsage:
         """Graph mode when the module switches eager execution off or is written against the TF1
         API (placeholders, variable scopes, `tf.contrib`, `tf.Session` without `compat.v1`)."""
         analysis = self.analysis
-        for site in analysis.symbols.calls:
+        for site, name in analysis.calls.resolved():
             func = site.node.func
-            name = self.classifier.qualified_name(func, site.scope, site.order)
             if name is None or not name.startswith("tensorflow."):
                 continue
             spelled = self.classifier.qualified_name(func, site.scope, site.order, raw=True) or ""

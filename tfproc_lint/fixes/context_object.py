@@ -97,8 +97,8 @@ def _default_context_objects(analysis: FileAnalysis) -> list[cst.Call]:
     """Calls that make a process object with the default context: the factories, a default
     `Process` (it starts with the global method), a `ProcessPoolExecutor` without `mp_context`."""
     found = []
-    for site in analysis.symbols.calls:
-        name = analysis.classifier.qualified_name(site.node.func, site.scope, site.order) or ""
+    for site, name in analysis.calls.resolved():
+        name = name or ""
         if name.startswith("multiprocessing.") and name.rsplit(".", 1)[1] in _CONTEXT_FACTORIES:
             found.append(site.node)
         elif name == "concurrent.futures.ProcessPoolExecutor" and keyword(site.node, "mp_context") is None:
@@ -110,8 +110,7 @@ def _default_context_objects(analysis: FileAnalysis) -> list[cst.Call]:
 
 def _queries(analysis: FileAnalysis) -> set[cst.Call]:
     asking = (processes.GET_CONTEXT, processes.GET_START_METHOD)
-    return {site.node for site in analysis.symbols.calls
-            if analysis.classifier.qualified_name(site.node.func, site.scope, site.order) in asking}
+    return {site.node for site in analysis.calls.named(asking)}
 
 
 def _callees(analysis: FileAnalysis, function: cst.FunctionDef):

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
 
-from tfproc_lint.analysis import engine_models, engine_objects, engines
+from tfproc_lint.analysis import engine_models, engine_objects, engines, rows
 
 from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.symbols import FunctionInfo
-from tfproc_lint.analysis.values import TaskCall, argument
-from tfproc_lint.analysis.walk import calls_in, iter_tree
+from tfproc_lint.analysis.rows import TaskItems
+from tfproc_lint.analysis.values import TaskCall
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
-from tfproc_lint.knowledge import batches, tensorflow
 from tfproc_lint.knowledge.engines import TaskGrain
 from tfproc_lint.knowledge.processes import ONE_TASK_METHODS, POOL_MAP_METHODS as MAP_METHODS
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
@@ -339,7 +336,7 @@ class RowAtATimeInference(Rule):
         worker = analysis.worker(crossing.callable, crossing.callable_scope, crossing.site.order)
         if worker.function is None or worker.kind not in RUNS_A_FUNCTION:
             return
-        run = one_item_run(analysis, worker.function)
+        run = rows.one_item_run(analysis, worker.function)
         if run is None or (method in ONE_TASK_METHODS and not analysis.loops_around(crossing.call)):
             return
         yield Report(
@@ -360,19 +357,19 @@ class RowAtATimeInference(Rule):
         if tasks == TaskGrain.PER_BATCH and function is None:
             function = engine_models.callable_class_call(analysis, crossing)
         if tasks in ONE_ROW_TASKS and worker.kind is WorkerKind.LAMBDA and worker.lambda_node is not None:
-            run = _first_one_row_run(analysis, worker.lambda_node.body, _ItemsOf.of_lambda(analysis, worker))
+            run = rows.one_row_run(analysis, worker.lambda_node.body, TaskItems.of_lambda(analysis, worker))
         elif function is not None:
-            items = _ItemsOf(analysis, function)
+            items = TaskItems(analysis, function)
             if tasks in (TaskGrain.PER_PARTITION, TaskGrain.PER_BATCH):
                 items = items.loop_rows()
-            run = _first_one_row_run(analysis, function.node.body, items) if items.params else None
+            run = rows.one_row_run(analysis, function.node.body, items) if items.params else None
         else:
             return
         if run is None:
             return
         fresh_globals = engines.engine(crossing) == "dask" and engines.is_script(analysis, crossing)
-        if tasks in NEW_ENGINE_TASKS and not _kept_per_worker(analysis, run, function, fresh_globals) \
-                and not _driver_model_in_spark_task(analysis, crossing, run):
+        if tasks in NEW_ENGINE_TASKS and not rows.model_kept_per_worker(analysis, run, function, fresh_globals) \
+                and not rows.driver_model_in_spark_task(analysis, crossing, run):
             return  # built per call (TFP301) or the driver's own (TFP103): batching is not the first fix
         name = engines.engine(crossing)
         yield Report(
@@ -390,8 +387,8 @@ class RowAtATimeInference(Rule):
         function = engine_models.actor_method(analysis, crossing)
         if function is None:
             return
-        run = _first_one_row_run(analysis, function.node.body, _ItemsOf(analysis, function))
-        if run is None or not _kept_per_worker(analysis, run, function):
+        run = rows.one_row_run(analysis, function.node.body, TaskItems(analysis, function))
+        if run is None or not rows.model_kept_per_worker(analysis, run, function):
             return
         method = crossing.call.func.value
         yield Report(
@@ -400,38 +397,6 @@ class RowAtATimeInference(Rule):
                           analysis.code(run, 40), ENGINE_FIXES['ray']),
             related=((run, "the model runs on one row here"),),
         )
-
-
-def _driver_model_in_spark_task(analysis, crossing, run: cst.Call) -> bool:
-    """A Spark task that runs a model the driver made at module level: it travels with the task
-    function (Spark unpickles it once per task, not once per row: no TFP103), so every row is one
-    model call on a model that is already there."""
-    if engines.engine(crossing) != "spark":
-        return False
-    func = run.func
-    model = func.value if isinstance(func, cst.Attribute) and engine_models.model_kind(analysis, func.value) \
-        else func
-    site = analysis.site(run)
-    if not isinstance(model, cst.Name) or site is None:
-        return False
-    owner = analysis.symbols.resolving_scope(model.value, site.scope)
-    bindings = owner.bindings.get(model.value, []) if owner is not None else []
-    if owner is None or owner.kind != "module" or any(b.scope.kind == "function" for b in bindings):
-        return False
-    value = analysis.classifier.classify(model, site.scope, analysis.symbols.end_of_file)
-    return value.kind in (Kind.KERAS_MODEL, Kind.SAVED_MODEL) \
-        and engines.crossing_failure(analysis, crossing, model, value, captured=True) is None
-
-
-def _kept_per_worker(analysis, run: cst.Call, function, fresh_globals: bool = False) -> bool:
-    """The model `run` calls is kept per worker process (see engine_models.per_worker)."""
-    func = run.func
-    model = func.value if isinstance(func, cst.Attribute) and engine_models.model_kind(analysis, func.value) \
-        else func
-    site = analysis.site(run)
-    if site is None:
-        return False
-    return engine_models.per_worker(analysis, model, site.scope, function, fresh_globals)
 
 
 ENGINE_TASKS = frozenset({TaskGrain.PER_ITEM, TaskGrain.PER_PARTITION, TaskGrain.PER_ROW,
@@ -450,192 +415,3 @@ ENGINE_WHERE = {
 
 ENGINE_FIXES = {name: engines.BY_NAME[name].batching_recipe(rates)  # knowledge/engines.py
                 for name, rates in (("spark", SPARK_ROWS_PER_S), ("dask", DASK_ROWS_PER_S), ("ray", RAY_ROWS_PER_S))}
-
-
-def one_item_run(analysis, info: FunctionInfo) -> cst.Call | None:
-    """The first call in `info` that runs a model on a batch of one made from the task's item."""
-    return _first_one_row_run(analysis, info.node.body, _ItemsOf(analysis, info))
-
-
-def _first_one_row_run(analysis, body: cst.CSTNode, items: "_ItemsOf") -> cst.Call | None:
-    for call in calls_in(body):
-        site = analysis.site(call)
-        if site is None:
-            continue
-        if any(items.is_single_row(batch, feed) for batch, feed in _model_inputs(analysis, call)):
-            return call
-    return None
-
-
-def _model_inputs(analysis, call: cst.Call) -> list[tuple[cst.BaseExpression, bool]]:
-    """What a call gives a model as its batch: `model.predict(X)`, `model(X)`, `sess.run(f, {p: X})`;
-    with True for a session's feed, where a list is a batch (for Keras it is the model's inputs)."""
-    func = call.func
-    if isinstance(func, cst.Attribute):
-        receiver = engine_models.model_kind(analysis, func.value)  # also a Dask worker's `get_worker().model`
-        if receiver is Kind.KERAS_MODEL and func.attr.value in batches.MODEL_BATCH_METHODS:
-            given = argument(call, 0, "x")
-            return [(given, False)] if given is not None else []
-        if receiver is Kind.SESSION and func.attr.value in tensorflow.SESSION_RUNS:
-            feed = argument(call, 1, "feed_dict")
-            if isinstance(feed, cst.Dict):
-                return [(e.value, True) for e in feed.elements if isinstance(e, cst.DictElement)]
-            return []
-    callee = analysis.kind_of(func)
-    if engine_models.model_kind(analysis, func) in (Kind.KERAS_MODEL, Kind.SAVED_MODEL, Kind.TF_FUNCTION) \
-            and callee.origin is not call \
-            and call.args and call.args[0].keyword is None and not call.args[0].star:
-        return [(call.args[0].value, False)]
-    return []
-
-
-class _ItemsOf:
-    """Which expressions of a task function are its item, a row, and a batch of one made of it."""
-
-    def __init__(self, analysis, info: FunctionInfo | None, scope=None, params: set[str] | None = None) -> None:
-        self.analysis = analysis
-        self.info = info
-        self.scope = info.scope if info is not None else scope
-        if params is None:
-            params = _parameter_names(info.node.params)
-            params = set(params[1:] if info.self_name else params)
-        self.params = params
-
-    @classmethod
-    def of_lambda(cls, analysis, worker) -> "_ItemsOf":
-        """A lambda's parameters are its items; it has no locals of its own."""
-        return cls(analysis, None, worker.scope, set(_parameter_names(worker.lambda_node.params)))
-
-    def loop_rows(self) -> "_ItemsOf":
-        """The same task read as a partition: its items are the targets of the loops (and
-        comprehensions) that walk its parameter, or the rows of an element of it (`for pdf in
-        batches: for row in pdf.to_numpy()`), not the parameter itself."""
-        rows: set[str] = set()
-        walked = True
-        while walked:
-            walked = False
-            for node in iter_tree(self.info.node.body):
-                if isinstance(node, (cst.For, cst.CompFor)) and self._walks(node.iter, self.params | rows):
-                    names = _target_names(node.target) - rows
-                    if names:
-                        rows |= names
-                        walked = True
-        return _ItemsOf(self.analysis, self.info, params=rows)
-
-    def _walks(self, iterable: cst.BaseExpression, sources: set[str], depth: int = 0) -> bool:
-        """`iterable` yields the elements of one of `sources`: the name, a method or attribute of it
-        (`pdf.to_numpy()`, `pdf.iterrows()`, `pdf.values`), or `enumerate(...)`/`zip(...)` of it."""
-        if depth > 4:
-            return False
-        if isinstance(iterable, cst.Name):
-            return iterable.value in sources
-        if isinstance(iterable, (cst.Attribute, cst.Subscript)):
-            return self._walks(iterable.value, sources, depth + 1)
-        if isinstance(iterable, cst.Call):
-            func = iterable.func
-            symbols = self.analysis.symbols
-            if isinstance(func, cst.Name) and func.value in batches.ROW_ITERATIONS \
-                    and not symbols.bindings_at(func.value, self.scope, symbols.end_of_file):
-                return any(self._walks(arg.value, sources, depth + 1) for arg in iterable.args)
-            if isinstance(func, cst.Attribute) and self._name(func) is None:
-                return self._walks(func.value, sources, depth + 1)
-        return False
-
-    def _local_value(self, name: cst.Name) -> cst.BaseExpression | None:
-        """The one value a local name of the task was given (`batch = row[None]`)."""
-        if self.info is None:
-            return None
-        bindings = self.info.scope.bindings.get(name.value, [])
-        if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
-            return bindings[0].value
-        return None
-
-    def _name(self, node: cst.BaseExpression) -> str | None:
-        return self.analysis.classifier.qualified_name(node, self.scope, self.analysis.symbols.end_of_file)
-
-    def is_single_row(self, batch: cst.BaseExpression, feed: bool, depth: int = 0) -> bool:
-        """`x[None]`, `x[np.newaxis, ...]`, `np.expand_dims(x, 0)`, `np.array([x])`, `x.reshape(1, -1)`, or
-        `[x]` in a session's feed, where x is a row of the task's item."""
-        if isinstance(batch, cst.Name) and depth < 2:
-            value = self._local_value(batch)
-            return value is not None and self.is_single_row(value, feed, depth + 1)
-        item = self._wrapped_item(batch, feed)
-        return item is not None and self.is_row(item)
-
-    def _wrapped_item(self, batch: cst.BaseExpression, feed: bool) -> cst.BaseExpression | None:
-        if isinstance(batch, cst.Subscript) and batch.slice and isinstance(batch.slice[0].slice, cst.Index):
-            first = batch.slice[0].slice.value
-            if (isinstance(first, cst.Name) and first.value == "None") or self._name(first) in batches.NEW_AXIS:
-                return batch.value
-            return None
-        if feed and isinstance(batch, (cst.List, cst.Tuple)) and len(batch.elements) == 1 \
-                and not isinstance(batch.elements[0], cst.StarredElement):
-            return batch.elements[0].value
-        if not isinstance(batch, cst.Call) or not batch.args:
-            return None
-        name = self._name(batch.func)
-        first = batch.args[0].value
-        if name in batches.EXPAND_DIMS:
-            axis = argument(batch, 1, "axis")
-            return first if isinstance(axis, cst.Integer) and axis.evaluated_value == 0 else None
-        if name in batches.ARRAYS_FROM_LISTS and isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) == 1 \
-                and not isinstance(first.elements[0], cst.StarredElement):
-            return first.elements[0].value
-        if name == "numpy.reshape" and len(batch.args) > 1 and _leading_one(batch.args[1:]):
-            return first
-        if isinstance(batch.func, cst.Attribute) and batch.func.attr.value == "reshape" and _leading_one(batch.args):
-            return batch.func.value
-        return None
-
-    def is_row(self, node: cst.BaseExpression, depth: int = 0) -> bool:
-        """The task's item, or a cheap conversion of it: not read from a file or decoded."""
-        if depth > 4:
-            return False
-        if isinstance(node, cst.Name):
-            if node.value in self.params:
-                return True
-            value = self._local_value(node)
-            return value is not None and self.is_row(value, depth + 1)
-        if isinstance(node, cst.Subscript):  # row["x"], task[0], data[i] with i from the task
-            return self.is_row(node.value, depth + 1) or any(
-                isinstance(element.slice, cst.Index) and self.is_row(element.slice.value, depth + 1)
-                for element in node.slice)
-        if isinstance(node, cst.Attribute):
-            return self.is_row(node.value, depth + 1)
-        if isinstance(node, (cst.List, cst.Tuple)) and node.elements:  # a row udf's columns: `[[age, income]]`
-            return all(not isinstance(e, cst.StarredElement) and self.is_row(e.value, depth + 1)
-                       for e in node.elements)
-        if isinstance(node, cst.BinaryOperation):
-            return self.is_row(node.left, depth + 1) or self.is_row(node.right, depth + 1)
-        if isinstance(node, cst.Call):
-            func = node.func
-            if self._name(func) in batches.ROW_CONVERSIONS and node.args:
-                return self.is_row(node.args[0].value, depth + 1)
-            if isinstance(func, cst.Attribute) and func.attr.value in batches.ROW_METHODS and self._name(func) is None:
-                return self.is_row(func.value, depth + 1)  # row.astype("float32"), row.ravel()
-        return False
-
-
-def _leading_one(args) -> bool:
-    """`reshape(1, -1)` or `reshape((1, -1))`: a batch dimension of one in front of the rest."""
-    first = args[0].value
-    if isinstance(first, (cst.Tuple, cst.List)) and len(first.elements) > 1:
-        first = first.elements[0].value
-    elif len(args) < 2:
-        return False
-    return isinstance(first, cst.Integer) and first.evaluated_value == 1
-
-
-def _parameter_names(params: cst.Parameters) -> list[str]:
-    """Its parameters, `*args` included (`def score(*features)` given one row's columns)."""
-    star = [params.star_arg] if isinstance(params.star_arg, cst.Param) else []
-    return [p.name.value for p in [*params.posonly_params, *params.params, *star, *params.kwonly_params]]
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    """The names a loop binds: `row`, `i, row`, `(_, row)`."""
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_target_names(e.value) for e in target.elements if not isinstance(e, cst.StarredElement)))
-    return set()

@@ -6,13 +6,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from tfproc_lint.analysis import engine_gpus, engines, gpu_shares
+from tfproc_lint.analysis import engine_gpus, engines
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.kinds import Kind
-from tfproc_lint.analysis.settings import gpu_evidence, memory_limits, worker_nodes
-from tfproc_lint.analysis.values import argument, keyword
-from tfproc_lint.analysis.walk import calls_in
-from tfproc_lint.analysis.workers import Owner
+from tfproc_lint.analysis.gpu_workers import GpuWorkerGroup, GroupKind, gpu_worker_groups
+from tfproc_lint.analysis.settings import gpu_evidence
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
 from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
@@ -335,113 +332,60 @@ class GpuWorkersTakeAllMemory(Rule):
         yield from self._engine_sessions(analysis)
         yield from self._ray_zero_gpu_workers(analysis)
         yield from self._dask_gpu_clusters(analysis)
-        candidates: list[tuple[Owner, list[Owner]]] = []
-        single_processes: list[Owner] = []
-        order = analysis.symbols.order_of_node
-        for owner in sorted(analysis.owners.values(), key=lambda o: order.get(o.construction, 0)):
-            if owner.value.kind is Kind.THREADS or owner.value.detail == "os.fork":
-                continue
-            if owner.value.kind is not Kind.PROCESS and _worker_count(owner) == 1:
-                continue
-            if not analysis.tf.owner_runs_tensorflow(owner) or self._limited(analysis, owner):
-                continue
-            if owner.value.kind is not Kind.PROCESS or self._in_loop(analysis, owner):
-                candidates.append((owner, [owner]))
-            else:
-                single_processes.append(owner)
-        group = _running_together(analysis, single_processes)
-        if len(group) >= 2:
-            candidates.append((group[0], group))
-        if not candidates:
+        groups = gpu_worker_groups(analysis)
+        if not groups:
             return
         evidence = gpu_evidence(analysis)
         if not evidence:
             return
-        for owner, group in candidates:
-            yield self._report(analysis, owner, group, evidence)
+        for group in groups:
+            yield self._report(analysis, group, evidence)
 
-    def _report(self, analysis: FileAnalysis, owner: Owner, group: list[Owner], evidence: str) -> Report:
-        pool = owner.value.kind is not Kind.PROCESS
+    def _report(self, analysis: FileAnalysis, group: GpuWorkerGroup, evidence: str) -> Report:
+        owner = group.owner
+        pool = group.kind is GroupKind.POOL
         return Report(
             owner.construction,
-            WorkersTakeAllMemory(owner.noun if pool else None, _worker_count(owner) if pool else None, len(group),
-                                 tuple(analysis.line_of(o.construction) for o in group), evidence),
-            fix=TurnOnMemoryGrowth(group),
+            WorkersTakeAllMemory(owner.noun if pool else None, group.workers if pool else None,
+                                 len(group.owners) if group.kind is GroupKind.PROCESSES else 1,
+                                 tuple(analysis.line_of(o.construction) for o in group.owners), evidence),
+            fix=TurnOnMemoryGrowth(list(group.owners)),
         )
 
     @staticmethod
     def _ray_fractional_gpus(analysis: FileAnalysis):
-        """`@ray.remote(num_gpus=0.5)` (or `.options(num_gpus=0.5)`, or a constant, variable or config
-        attribute bound once to 0.5) on a task or actor that runs TensorFlow with no memory limit in its own code:
-        Ray packs several onto one GPU, and the first to start maps nearly all of its memory."""
-        shares = [(info, keyword(decorator, "num_gpus"), info.scope.parent)
-                  for info, decorator in engines.ray_remotes(analysis)]
-        shares += [(c.owner.task.function, c.owner.task.num_gpus, c.site.scope) for c in analysis.crossings
-                   if engines.is_engine(c) and c.owner.task.num_gpus is not None]
-        if not shares:
-            return
-        limits = memory_limits(analysis)
-        if any(limit.environment for limit in limits):
-            return  # an environment variable may reach Ray's workers (prefer a miss)
-        seen = set()
-        for info, gpus, scope in shares:
-            value = gpu_shares.share(analysis, gpus, scope)
-            if info in seen or value is None:
-                continue
-            seen.add(info)
-            functions = engines.functions_of(analysis, info)
-            if not any(analysis.tf.function_runs(function) for function in functions):
-                continue
-            reached = engines.code_reached(analysis, functions)
-            if any(limit.anchor in reached for limit in limits):
-                continue
-            what = "task" if engines.is_function(info) else "actor"
-            spelled = analysis.code(gpus, 20)
-            if isinstance(gpus, (cst.Name, cst.Attribute)):
-                spelled += f" ({value:g})"
+        for found in engine_gpus.ray_gpu_shares(analysis):
+            what = "task" if engines.is_function(found.info) else "actor"
+            spelled = analysis.code(found.gpus, 20)
+            if isinstance(found.gpus, (cst.Name, cst.Attribute)):
+                spelled += f" ({found.value:g})"
             yield Report(
-                gpus,
-                RayFractionalGpus(what, info.node.name.value, spelled),
+                found.gpus,
+                RayFractionalGpus(what, found.info.node.name.value, spelled),
             )
 
     @staticmethod
     def _spark_gpu_share(analysis: FileAnalysis):
-        """`spark.task.resource.gpu.amount` below 1 (several tasks on one GPU) and a Spark task
-        function, given to Spark where the setting is made, that runs TensorFlow with no memory
-        limit in its own code (nor at import, nor in the executors' environment)."""
-        found = engines.spark_task_gpu_share(analysis)
-        if found is None or engines.spark_executor_memory_limit(analysis):
+        found = engine_gpus.spark_gpu_share(analysis)
+        if found is None:
             return
-        setting, value = found
-        limits = memory_limits(analysis)
-        walk = analysis.execution
-        if any(limit.environment or walk.runs_on_import(limit.anchor) for limit in limits):
-            return  # may reach Spark's Python workers (prefer a miss)
-        for function in sorted(engines.spark_task_functions(analysis, setting.call), key=lambda f: f.order):
-            if not analysis.tf.function_runs(function):
-                continue
-            reached = engines.code_reached(analysis, [function])
-            if any(limit.anchor in reached for limit in limits):
-                continue
-            yield Report(
-                setting.value,
-                SparkGpuShare(analysis.code(setting.value, 20), _tasks_per_gpu(value), function.node.name.value),
-            )
-            return
+        yield Report(
+            found.setting.value,
+            SparkGpuShare(analysis.code(found.setting.value, 20), _tasks_per_gpu(found.value),
+                          found.function.node.name.value),
+        )
 
     @staticmethod
     def _engine_sessions(analysis: FileAnalysis):
-        """A TF1 Session made in an engine task (a Spark or Dask task, a Ray task or actor with no
-        `num_gpus`) with no `gpu_options.allow_growth` (nor another limit) anywhere in the file,
-        where the file shows a GPU (or `assume-gpu`): each worker process maps nearly all GPU memory."""
+        """Only where the file shows a GPU (or `assume-gpu`): each worker process maps nearly all GPU memory."""
         found = engine_gpus.session_tasks(analysis)
         evidence = gpu_evidence(analysis) if found else ""
         if not evidence:
             return
-        for function, session in found:
+        for task in found:
             yield Report(
-                session,
-                EngineSession(analysis.code(session, 40), function.node.name.value, evidence),
+                task.session,
+                EngineSession(analysis.code(task.session, 40), task.function.node.name.value, evidence),
             )
 
     @staticmethod
@@ -466,78 +410,6 @@ class GpuWorkersTakeAllMemory(Rule):
                 found.cluster,
                 DaskGpuCluster(found.workers, found.task.node.name.value),
             )
-
-    def _in_loop(self, analysis: FileAnalysis, owner: Owner) -> bool:
-        """The process is made in a loop (or comprehension) of its function, and not joined in the
-        same iteration (`p.start(); p.join()` runs one process at a time)."""
-        function = analysis.enclosing_function_node(owner.construction)
-        loops = analysis.loops_around(owner.construction)
-        if not loops or (function is not None and not any(a is function for a in analysis.ancestors(loops[0]))):
-            return False
-        names = _bound_to(analysis, owner.construction)
-        return not any(isinstance(call.func, cst.Attribute) and call.func.attr.value == "join"
-                       and isinstance(call.func.value, cst.Name) and call.func.value.value in names
-                       for call in calls_in(loops[0]))
-
-    def _limited(self, analysis: FileAnalysis, owner: Owner) -> bool:
-        """Some limit reaches the workers: in their code, at import (spawned children re-import the
-        module), in the environment (inherited), or anywhere in a fork parent."""
-        limits = memory_limits(analysis)
-        if not limits:
-            return False
-        forked = analysis.start_method(owner.value)[0] == "fork"
-        in_workers = set(worker_nodes(analysis, owner))
-        walk = analysis.execution
-        return any(limit.environment or forked or limit.anchor in in_workers or walk.runs_on_import(limit.anchor)
-                   for limit in limits)
-
-
-def _running_together(analysis: FileAnalysis, processes: list[Owner]) -> list[Owner]:
-    """The first processes made in one function that can run at the same time: the earlier one is
-    not joined before the next one is made."""
-    order = analysis.symbols.order_of_node
-    by_function: dict = {}
-    for owner in processes:
-        by_function.setdefault(analysis.enclosing_function_node(owner.construction), []).append(owner)
-    for owners in by_function.values():
-        group = owners[:1]
-        for later in owners[1:]:
-            earlier = group[-1]
-            names = _bound_to(analysis, earlier.construction)
-            start, end = order.get(earlier.construction, 0), order.get(later.construction, 0)
-            joined = any(isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == "join"
-                         and isinstance(site.node.func.value, cst.Name) and site.node.func.value.value in names
-                         and start < site.order < end for site in analysis.symbols.calls)
-            if joined:
-                break
-            group.append(later)
-        if len(group) >= 2:
-            return group
-    return []
-
-
-def _bound_to(analysis: FileAnalysis, call: cst.Call) -> set[str]:
-    """The names `name = Process(...)` binds."""
-    parent = analysis.ancestors(call)[0]
-    if isinstance(parent, cst.Assign):
-        return {t.target.value for t in parent.targets if isinstance(t.target, cst.Name)}
-    return set()
-
-
-def _worker_count(owner: Owner) -> int | None:
-    """The number of workers when written as a literal; None when unknown (a CPU count, a variable)."""
-    call = owner.construction
-    if owner.value.detail == "keras workers":
-        node = keyword(call, "workers")
-    elif owner.value.kind is Kind.EXECUTOR:
-        node = argument(call, 0, "max_workers")
-    elif owner.value.kind is Kind.PARALLEL:
-        node = argument(call, 0, "n_jobs")
-    else:
-        node = argument(call, 0, "processes")
-    if isinstance(node, cst.Integer):
-        return node.evaluated_value if node.evaluated_value > 0 else None
-    return None
 
 
 def _tasks_per_gpu(value: float) -> str:

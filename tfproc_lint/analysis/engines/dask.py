@@ -87,9 +87,7 @@ class DaskRoutes:
     def makes_dask_client(self) -> bool:
         """The module makes or gets a distributed Client: Dask's scheduler then moves task results
         between processes with its own serializers."""
-        return any(knowledge.ENGINE_FACTORIES.get(
-            self.classifier.qualified_name(site.node.func, site.scope, site.order) or "") == "dask.client"
-            for site in self.symbols.calls)
+        return any(knowledge.ENGINE_FACTORIES.get(name or "") == "dask.client" for _, name in self.calls.resolved())
 
     def _add_items(self, crossing: Crossing, node, scope: Scope, per_item: bool) -> None:
         """An argument of a task; for `client.map`, the items of a display or comprehension."""
@@ -153,11 +151,10 @@ def dask_process_clusters(analysis) -> list[cst.Call]:
     `processes=False` (threads), nor when `processes=` is anything but a literal True."""
     found = []
     configured = None
-    for site in analysis.symbols.calls:
+    for site, name in analysis.calls.resolved():
         call = site.node
         if any(arg.star for arg in call.args):
             continue  # options from a dict: `processes` may be in it
-        name = analysis.classifier.qualified_name(call.func, site.scope, site.order)
         if name in knowledge.DASK_CLIENTS:
             if keyword(call, knowledge.DASK_CLIENT_ADDRESS_OPTION) is not None or any(
                     arg.keyword is None for arg in call.args):

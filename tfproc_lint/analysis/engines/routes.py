@@ -15,6 +15,7 @@ from functools import cached_property
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects
+from tfproc_lint.analysis.calls import CallIndex
 from tfproc_lint.analysis.classifier import Classifier
 from tfproc_lint.analysis.engines.core import MAX_DEPTH, engine_of_type, owner, route
 from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINES, OBJECT_NOUNS, ROUTES, TASK_DECORATORS
@@ -28,9 +29,10 @@ class EngineRoutes(*ROUTES):
     """The engine crossings of one module (none unless it imports an engine); each engine's own
     route methods come from its mixin (registry.ROUTES)."""
 
-    def __init__(self, symbols: SymbolTable, classifier: Classifier) -> None:
+    def __init__(self, symbols: SymbolTable, classifier: Classifier, calls: CallIndex) -> None:
         self.symbols = symbols
         self.classifier = classifier
+        self.calls = calls  # the module's call sites by the name they call
 
     @cached_property
     def active(self) -> bool:
