@@ -160,9 +160,9 @@ def render_flake8_table() -> str:
     """docs/configuration.md's table of the flake8 plugin's `--tfp-` options."""
     rows = ["| flake8 option | flake8 config key | Same as |", "| --- | --- | --- |"]
     for option in FLAKE8_OPTIONS:
-        flag = option.value is ValueKind.BOOLEAN
-        rows.append(f"| `--tfp-{option.name}{'' if flag else ' ' + option.doc.example}` | "
-                    f"`tfp-{option.name} = {'true' if flag else option.doc.example}` | `{option.name}` |")
+        boolean = option.value is ValueKind.BOOLEAN  # a flag; `true` in the config file
+        rows.append(f"| `--tfp-{option.name}{'' if boolean else ' ' + option.doc.example}` | "
+                    f"`tfp-{option.name} = {'true' if boolean else option.doc.example}` | `{option.name}` |")
     return "\n".join(rows) + "\n"
 
 
@@ -183,7 +183,8 @@ def render_configuration(text: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tfproc_lint.docs", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if docs/rules/ is out of date")
+    parser.add_argument("--check", action="store_true",
+                        help="fail if docs/rules/ or configuration.md's option tables are out of date")
     parser.add_argument("--output", type=Path, default=DOCS_DIR)
     args = parser.parse_args(argv)
     stale = []
