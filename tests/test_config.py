@@ -969,3 +969,20 @@ def test_a_check_that_lints_imports_no_writer(project) -> None:
     completed = processes.run([sys.executable, "-c", script], cwd=project, env=run_env(), capture_output=True,
                               text=True, timeout=60, check=False)
     assert completed.stdout.splitlines()[-1] == "1 True []", completed.stdout + completed.stderr
+
+
+def test_each_setting_of_the_option_table_is_read_into_a_config_field() -> None:
+    """tfproc_lint/options.py's settings: a parser for each kind of value, a `Config` field for each
+    (or the setting it extends); a flag that is no setting names no field."""
+    from dataclasses import fields
+
+    from tfproc_lint.config import PARSERS
+    from tfproc_lint.options import CHECK_OPTIONS
+
+    names = {field.name for field in fields(Config)}
+    for option in CHECK_OPTIONS:
+        if option.value is None:
+            assert option.attribute not in names, option.name
+        else:
+            assert option.value in PARSERS, option.name
+            assert (OPTIONS[option.extends] if option.extends else option).attribute in names, option.name

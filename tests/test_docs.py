@@ -103,3 +103,26 @@ def test_the_options_a_rule_declares_cover_what_its_examples_show() -> None:
                     undeclared |= {(code, option) for code, _, _ in found({option: value}) ^ base
                                    if option not in declared[code]}
     assert not undeclared, "findings change with these options; add them to the rules' `options`"
+
+
+def test_the_option_tables_of_the_configuration_page_are_rendered_from_the_option_table(root) -> None:
+    """docs/configuration.md's Options and flake8 tables are tfproc_lint/options.py's (`python -m tfproc_lint.docs`):
+    a row taken out comes back."""
+    from tfproc_lint.docs import render_configuration
+
+    text = (root / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert render_configuration(text) == text, "docs/configuration.md is stale: run `python -m tfproc_lint.docs`"
+    for row in ("| `src` | (files only) |", "| `--tfp-assume-gpu` |"):
+        start = text.index(row)
+        assert render_configuration(text[:start] + text[text.index("\n", start) + 1:]) == text
+
+
+def test_the_configuration_page_names_every_flag_of_check(root) -> None:
+    """A flag of `check` that is no setting is listed under "Options only on the command line"."""
+    from tfproc_lint.options import CHECK_OPTIONS
+
+    text = (root / "docs" / "configuration.md").read_text(encoding="utf-8")
+    only_flags = text[text.index("### Options only on the command line"):text.index("### Project analysis")]
+    missing = [option.command_line[-1] for option in CHECK_OPTIONS if option.value is None
+               and not any(f"`{flag}" in only_flags for flag in option.command_line)]
+    assert not missing, missing

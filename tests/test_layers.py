@@ -19,7 +19,7 @@ LAYERS = {
     "knowledge": {"tfproc_lint.knowledge"},
     "data": {"tfproc_lint", "tfproc_lint.diagnostics", "tfproc_lint.config", "tfproc_lint.links",
              "tfproc_lint.rule_index", "tfproc_lint.source", "tfproc_lint.files",
-             "tfproc_lint.project_layout"},
+             "tfproc_lint.project_layout", "tfproc_lint.options"},
     "analysis": {"tfproc_lint.analysis"},
     "fixes": {"tfproc_lint.fixes"},
     "rules": {"tfproc_lint.rules"},

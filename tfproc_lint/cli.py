@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from tfproc_lint import __version__
-from tfproc_lint.config import COMMAND_LINE, START_METHODS, Config, ConfigError, Configs, apply_options
+from tfproc_lint.config import COMMAND_LINE, Config, ConfigError, Configs, apply_options
+from tfproc_lint.options import CHECK_OPTIONS, SETTINGS
 from tfproc_lint.rules import rule_codes
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -79,46 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="check files and directories (and fix them)")
     check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
-    check.add_argument("--select", help="comma-separated codes, prefixes or rule names to enable (e.g. TFP1,TFP201, "
-                                        "runtime-initialised-before-fork)")
-    check.add_argument("--ignore", help="comma-separated codes, prefixes or rule names to disable")
-    check.add_argument("--extend-select", help="codes, prefixes or rule names added to the selection from the config")
-    check.add_argument("--exclude", help="comma-separated patterns replacing the default excludes")
-    check.add_argument("--extend-exclude", help="comma-separated patterns added to the excludes")
-    check.add_argument("--target-python", help="Python version the code runs on (drives the default start method)")
-    check.add_argument("--assume-start-method", choices=START_METHODS,
-                       help="start method the program sets elsewhere (e.g. in its entry point)")
-    check.add_argument("--assume-gpu", action="store_const", const=True, default=None,
-                       help="the code runs where TensorFlow sees GPUs (TFP401 reports without other evidence)")
-    check.add_argument("--force-exclude", action="store_true",
-                       help="apply the excludes to files named on the command line too (for pre-commit)")
-    check.add_argument("--with-dependents", action="store_true",
-                       help="also report the findings of the project's files that import the given files, directly "
-                            "or through other modules (for pre-commit; with --fix, those files are not edited)")
-    check.add_argument("--config", type=Path, help="read options from this pyproject.toml or setup.cfg only")
-    check.add_argument("--format", "--output-format", dest="format", default="text",
-                       help="text, full (with the source lines), json, sarif or github (default: text)")
-    check.add_argument("--fix", action="store_true", help="apply safe fixes")
-    check.add_argument("--unsafe-fixes", action="store_true",
-                       help="with --fix or --diff, also apply unsafe fixes; alone, count them as fixable")
-    check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff, write nothing")
-    check.add_argument("--no-cache", action="store_true",
-                       help="neither read nor write the result cache (fixes and diffs never use it)")
-    check.add_argument("--cache-dir",
-                       help="the result cache's folder (default: .tfproc_lint_cache in the project root)")
-    check.add_argument("--no-project", dest="project_analysis", action="store_const", const=False, default=None,
-                       help="check each file alone: do not read the project's other modules (project-analysis = false)")
-    check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: all cores)")
-    check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary or progress")
-    adopting = check.add_argument_group("adopting on an existing code base")
-    adopting.add_argument("--statistics", action="store_true",
-                          help="print the number of findings per rule instead of the findings (text or json)")
-    adopting.add_argument("--exit-zero", action="store_true",
-                          help="exit 0 even when findings remain or a file could not be checked (still 2 on "
-                               "usage and internal errors)")
-    adopting.add_argument("--add-noqa", action="store_true",
-                          help="add `# noqa: CODE` to the line of every finding, keeping the codes already there")
+    groups = {None: check}  # tfproc_lint/options.py: the flags and their help, in this order
+    for option in CHECK_OPTIONS:
+        if option.command_line:
+            if option.group not in groups:
+                groups[option.group] = check.add_argument_group(option.group)
+            groups[option.group].add_argument(*option.command_line, **option.argparse_options())
 
     rules = commands.add_parser("rules", help="list the rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -162,12 +129,8 @@ def main(argv: list[str] | None = None) -> int:
 def configuration(args) -> Configs:
     """Each file's configuration: the nearest project's (or --config's), the command line over it.
     The command line's own values are checked here, before any file."""
-    options = {}
-    for option in ("select", "ignore", "extend_select", "exclude", "extend_exclude", "target_python",
-                   "assume_start_method", "assume_gpu", "cache_dir", "project_analysis"):
-        value = getattr(args, option)
-        if value is not None:
-            options[option.replace("_", "-")] = value
+    options = {option.name: getattr(args, option.attribute) for option in SETTINGS.values() if option.command_line}
+    options = {name: value for name, value in options.items() if value is not None}
     apply_options(Config(), options, COMMAND_LINE).check_selectors(rule_codes(), enables_some=False)
     configs = Configs(args.config, options, COMMAND_LINE, rule_codes())
     if args.config is not None:

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
+from tfproc_lint.options import SETTINGS, START_METHODS, ValueKind
 from tfproc_lint.rule_index import RULE_NAME, rule_names
 
 if TYPE_CHECKING:
     import configparser
 
 
-START_METHODS = ("fork", "spawn", "forkserver")
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -143,7 +143,8 @@ def is_specific(selector: str) -> bool:
     return any(character.isdigit() for character in selector)
 
 
-# Option table: file key -> (Config field, parser)
+# Each kind of value's parser (options.ValueKind); a parser takes the value and the option's name
+# as messages give it ("select in setup.cfg").
 def _codes(value, option: str) -> tuple[str, ...]:
     """Codes and prefixes (`TFP1`, `TFP201`), and rules' names (`runtime-initialised-before-fork`),
     which become their codes."""
@@ -172,7 +173,7 @@ def _list(value, option: str) -> tuple[str, ...]:
     raise ConfigError(f"{option}: expected a list of strings, got {value!r}")
 
 
-def parse_version(value, option: str = "target-python") -> tuple[int, int]:
+def parse_version(value, option: str) -> tuple[int, int]:
     if isinstance(value, float):  # TOML `target-python = 3.10` is the number 3.1
         raise ConfigError(f"{option}: write the version as a string, e.g. \"3.10\" (got the number {value!r}; "
                           "as a number, 3.10 is 3.1)")
@@ -274,34 +275,26 @@ def _glob(pattern: str, prefix: str = "") -> re.Pattern:
 _GLOBS: dict[tuple[str, str], re.Pattern] = {}
 
 
-def _start_method(value, option: str = "assume-start-method") -> str:
+def _start_method(value, option: str) -> str:
     if value not in START_METHODS:
         raise ConfigError(f"{option}: expected one of {', '.join(START_METHODS)}, got {value!r}")
     return value
 
 
-OPTIONS = {
-    "select": ("select", _codes),
-    "ignore": ("ignore", _codes),
-    "extend-select": ("extend_select", _codes),
-    "exclude": ("exclude", _list),
-    "extend-exclude": ("extend_exclude", _list),
-    "target-python": ("target_python", parse_version),
-    "assume-start-method": ("assume_start_method", _start_method),
-    "assume-gpu": ("assume_gpu", _boolean),
-    "cache-dir": ("cache_dir", _path),
-    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
-    "project-analysis": ("project_analysis", _boolean),
-    "src": ("src", _list),
+OPTIONS = SETTINGS  # the settings read from files, by name (tfproc_lint/options.py)
+PARSERS = {
+    ValueKind.CODES: _codes, ValueKind.STRINGS: _list, ValueKind.VERSION: parse_version,
+    ValueKind.START_METHOD: _start_method, ValueKind.BOOLEAN: _boolean, ValueKind.FOLDER: _path,
+    ValueKind.PER_FILE_IGNORES: _per_file_ignores,
 }
 
 
-# The TOML type each option must have in pyproject.toml, where values are typed (setup.cfg and the
-# command line give strings): `assume-gpu = "yes"` is a string, not the boolean true.
+# The TOML type each kind of value must have in pyproject.toml, where values are typed (setup.cfg and
+# the command line give strings): `assume-gpu = "yes"` is a string, not the boolean true. A folder
+# has none here: its parser names what it expects.
 TOML_TYPES = {
-    "select": (list, str), "ignore": (list, str), "extend-select": (list, str), "exclude": (list, str),
-    "extend-exclude": (list, str), "target-python": (str,), "assume-start-method": (str,), "assume-gpu": (bool,),
-    "per-file-ignores": (dict,), "project-analysis": (bool,), "src": (list, str),
+    ValueKind.CODES: (list, str), ValueKind.STRINGS: (list, str), ValueKind.VERSION: (str,),
+    ValueKind.START_METHOD: (str,), ValueKind.BOOLEAN: (bool,), ValueKind.PER_FILE_IGNORES: (dict,),
 }
 TOML_EXPECTED = {
     (list, str): "a list of strings", (str,): "a string", (bool,): "true or false (a TOML boolean, unquoted)",
@@ -313,10 +306,11 @@ TOML_EXPECTED = {
 def check_toml_types(options: dict, where: str) -> None:
     """One line naming the option and the file for a value of the wrong TOML type."""
     for raw_key, value in options.items():
-        types = TOML_TYPES.get(raw_key.replace("_", "-"))
+        option = OPTIONS.get(raw_key.replace("_", "-"))
+        types = TOML_TYPES.get(option.value) if option is not None else None
         if types is None or isinstance(value, types):
             continue
-        if raw_key.replace("_", "-") == "target-python" and isinstance(value, float):
+        if option.value is ValueKind.VERSION and isinstance(value, float):
             continue  # target-python = 3.10: parse_version explains why a number cannot say it
         raise ConfigError(f"{raw_key.replace('_', '-')} in {where}: expected {TOML_EXPECTED[types]}, "
                           f"got {_toml_value(value)}")
@@ -346,24 +340,25 @@ def apply_options(config: Config, options: dict, where: str, base: Path | None =
     # extend-select last, so that it extends a `select` given in the same place whatever the order.
     for raw_key, value in sorted(options.items(), key=lambda item: item[0].replace("_", "-") == "extend-select"):
         key = raw_key.replace("_", "-")
-        if key not in OPTIONS:
+        option = OPTIONS.get(key)
+        if option is None:
             known = ", ".join(sorted(OPTIONS))
             raise ConfigError(f"unknown option {raw_key!r} in {where} (known options: {known})")
-        attribute, parser = OPTIONS[key]
-        parsed = parser(value, f"{key} in {where}")
-        if parser is _codes:
+        parsed = PARSERS[option.value](value, f"{key} in {where}")
+        if option.value is ValueKind.CODES:
             changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
                 (key, selector, where) for selector in parsed)
-        if parser is _per_file_ignores:
+        if option.value is ValueKind.PER_FILE_IGNORES:
             changes["selectors"] = changes.get("selectors", config.selectors) + tuple(
                 (key, code, where) for _, codes in parsed for code in codes)
             directory = str((base or Path.cwd()).resolve())
             parsed = tuple(PerFileIgnore(pattern, codes, directory) for pattern, codes in parsed)
-        if attribute == "extend_select":
-            changes["select"] = tuple(changes.get("select", config.select)) + parsed
+        if option.extends is not None:
+            extended = OPTIONS[option.extends].attribute
+            changes[extended] = tuple(changes.get(extended, getattr(config, extended))) + parsed
             continue
-        changes[attribute] = parsed
-        if attribute == "target_python":
+        changes[option.attribute] = parsed
+        if option.name == "target-python":
             changes["target_python_source"] = setting_name("target-python", where)
     if not changes:
         return config

@@ -1,6 +1,7 @@
-"""Rule documentation rendered from the rule classes (one page per rule, Ruff's headings).
+"""Rule documentation rendered from the rule classes (one page per rule, Ruff's headings), and the
+option tables of docs/configuration.md from the option table (tfproc_lint/options.py).
 
-`python -m tfproc_lint.docs` rewrites docs/rules/; `--check` fails when a page is out of date.
+`python -m tfproc_lint.docs` rewrites docs/rules/ and those tables; `--check` fails when one is out of date.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tfproc_lint.options import FLAKE8_OPTIONS, SETTINGS, ValueKind
 from tfproc_lint.rules.base import FixAvailability, Rule, all_rules
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
@@ -144,9 +146,45 @@ def expected_pages() -> dict[str, str]:
     return pages
 
 
+def render_settings_table() -> str:
+    """docs/configuration.md's Options table: each setting, its flag (with an example value), default and use."""
+    rows = ["| Option | Command line | Default | What it does |", "| --- | --- | --- | --- |"]
+    for option in SETTINGS.values():
+        flag = " ".join(part for part in (*option.command_line[:1], option.doc.example) if part)
+        rows.append(f"| `{option.name}` | {f'`{flag}`' if option.command_line else '(files only)'} | "
+                    f"{option.doc.default} | {option.doc.text} |")
+    return "\n".join(rows) + "\n"
+
+
+def render_flake8_table() -> str:
+    """docs/configuration.md's table of the flake8 plugin's `--tfp-` options."""
+    rows = ["| flake8 option | flake8 config key | Same as |", "| --- | --- | --- |"]
+    for option in FLAKE8_OPTIONS:
+        boolean = option.value is ValueKind.BOOLEAN  # a flag; `true` in the config file
+        rows.append(f"| `--tfp-{option.name}{'' if boolean else ' ' + option.doc.example}` | "
+                    f"`tfp-{option.name} = {'true' if boolean else option.doc.example}` | `{option.name}` |")
+    return "\n".join(rows) + "\n"
+
+
+CONFIGURATION_PAGE = "configuration.md"  # beside docs/rules/
+# The tables between `<!-- generated: NAME ... -->` and `<!-- end generated: NAME -->` in it.
+GENERATED_TABLES = {"options": render_settings_table, "flake8-options": render_flake8_table}
+
+
+def render_configuration(text: str) -> str:
+    """docs/configuration.md's text with its generated tables rendered again."""
+    for name, render in GENERATED_TABLES.items():
+        marked = re.compile(rf"(<!-- generated: {name} .*?-->\n).*?(<!-- end generated: {name} -->)", re.DOTALL)
+        text, found = marked.subn(lambda match: match.group(1) + render() + match.group(2), text)
+        if found != 1:
+            raise ValueError(f"{CONFIGURATION_PAGE}: expected one generated {name} table, found {found}")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tfproc_lint.docs", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if docs/rules/ is out of date")
+    parser.add_argument("--check", action="store_true",
+                        help="fail if docs/rules/ or configuration.md's option tables are out of date")
     parser.add_argument("--output", type=Path, default=DOCS_DIR)
     args = parser.parse_args(argv)
     stale = []
@@ -158,6 +196,13 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")
+    configuration = args.output.parent / CONFIGURATION_PAGE
+    if configuration.exists():
+        current = configuration.read_text(encoding="utf-8")
+        if render_configuration(current) != current:
+            stale.append(CONFIGURATION_PAGE)
+            if not args.check:
+                configuration.write_text(render_configuration(current), encoding="utf-8")
     if args.check and stale:
         print(f"out of date: {', '.join(stale)}; run `python -m tfproc_lint.docs`", file=sys.stderr)
         return 1

@@ -23,6 +23,7 @@ from typing import Iterator
 
 from tfproc_lint import __version__
 from tfproc_lint.analysis.prefilter import may_match, may_match_tree, may_need_project
+from tfproc_lint.options import FLAKE8_OPTIONS, ValueKind
 
 
 # nbqa (`nbqa flake8 notebook.ipynb`) hands flake8 the notebook's cells as `<name><random>_nbqa_ipynb.py`.
@@ -32,10 +33,9 @@ NBQA_SUFFIX = "_nbqa_ipynb.py"
 class TFProcPlugin:
     name = "tfproc-lint"
     version = __version__
-    target_python: str | None = None
-    assume_start_method: str | None = None
+    # The `--tfp-` options given (options.FLAKE8_OPTIONS): (name, value) pairs, a value None or False when not.
+    settings: tuple[tuple[str, object], ...] = ()
     opt_in: tuple[str, ...] = ()  # flake8 selectors that can enable opt-in rules (`TFP3`, `TFP302`)
-    assume_gpu: bool = False
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "<stdin>") -> None:
         self.tree = tree
@@ -44,32 +44,28 @@ class TFProcPlugin:
         # Read here, not in run(): flake8 reports an error raised while it makes the plugin in one
         # line ("There was a critical error ... due to ConfigError(...)"), one raised by run() as a
         # traceback. Cached per directory and per project.
-        self.config = _config(_project_root(_directory_of(filename)), self.target_python, self.assume_start_method,
-                              self.opt_in, self.assume_gpu)
+        self.config = _config(_project_root(_directory_of(filename)), self.settings, self.opt_in)
 
     @classmethod
     def add_options(cls, manager) -> None:
-        manager.add_option("--tfp-target-python", parse_from_config=True, default=None,
-                           help="tfproc-lint: Python version the code runs on (e.g. 3.11); drives the "
-                                "default start method")
-        manager.add_option("--tfp-assume-start-method", parse_from_config=True, default=None,
-                           choices=("fork", "spawn", "forkserver"),
-                           help="tfproc-lint: start method the program sets elsewhere")
-        manager.add_option("--tfp-assume-gpu", parse_from_config=True, action="store_true", default=False,
-                           help="tfproc-lint: the code runs where TensorFlow sees GPUs (TFP401)")
+        for option in FLAKE8_OPTIONS:  # tfproc_lint/options.py: a flag for a boolean setting, else a value
+            if option.value is ValueKind.BOOLEAN:
+                takes = {"action": "store_true", "default": False}
+            else:
+                takes = {"default": None, **({"choices": option.choices} if option.choices else {})}
+            manager.add_option(f"--tfp-{option.name}", parse_from_config=True,
+                               help=f"tfproc-lint: {option.flake8_help}", **takes)
 
     @classmethod
     def parse_options(cls, options) -> None:
         from tfproc_lint.config import ConfigError
 
-        cls.target_python = options.tfp_target_python
-        cls.assume_start_method = options.tfp_assume_start_method
+        cls.settings = tuple((option.name, getattr(options, f"tfp_{option.attribute}", None))
+                             for option in FLAKE8_OPTIONS)
         cls.opt_in = opt_in_selectors(options)
-        cls.assume_gpu = bool(getattr(options, "tfp_assume_gpu", False))
         try:
             # validated once, before any file
-            config = _config(_project_root(os.getcwd()), cls.target_python, cls.assume_start_method, cls.opt_in,
-                             cls.assume_gpu)
+            config = _config(_project_root(os.getcwd()), cls.settings, cls.opt_in)
         except ConfigError as error:
             raise SystemExit(f"flake8: error: {error}") from None
         for warning in [*config.warnings, *names_in_flake8_options(options)]:
@@ -201,8 +197,7 @@ def _roots():
 
 
 @functools.lru_cache(maxsize=None)
-def _config(root, target_python: str | None, assume_start_method: str | None, opt_in: tuple[str, ...] = (),
-            assume_gpu: bool = False):
+def _config(root, settings: tuple[tuple[str, object], ...] = (), opt_in: tuple[str, ...] = ()):
     """tfproc-lint's own settings apply too, from the project nearest to the file (`root`, as on
     the command line; flake8's own configuration is the one in the directory flake8 runs in);
     flake8 decides select, ignore and noqa, and `opt_in` (from flake8's selection) enables the
@@ -214,11 +209,5 @@ def _config(root, target_python: str | None, assume_start_method: str | None, op
     if root is not None and root != _project_root(os.getcwd()):
         for warning in config.warnings:
             print(f"tfproc-lint: warning: {warning}", file=sys.stderr)
-    options = {"select": " ".join(("TFP", *opt_in)), "ignore": ""}
-    if target_python:
-        options["target-python"] = target_python
-    if assume_start_method:
-        options["assume-start-method"] = assume_start_method
-    if assume_gpu:
-        options["assume-gpu"] = True
+    options = {"select": " ".join(("TFP", *opt_in)), "ignore": "", **{name: value for name, value in settings if value}}
     return apply_options(config, options, "flake8 options")
