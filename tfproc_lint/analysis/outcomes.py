@@ -1,14 +1,16 @@
 """What really happens when TensorFlow state meets a process boundary (runtime_probe confirms it).
 
-Used to word messages so that they say what the user will see, for the route and start method
-at hand: a pickling error and where it is raised, a hang under fork, or a model serialised per task.
+The facts the rules word so that their messages say what the user will see, for the route and
+start method at hand: a pickling error and where it is raised, a hang under fork, or a model
+serialised per task.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tfproc_lint.analysis.kinds import STATE_NOUNS, Kind
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, RouteKind
 from tfproc_lint.analysis.values import Pickler
 
@@ -107,32 +109,52 @@ def assumption(crossing: Crossing | None, method: str, why: str) -> str:
     return ""
 
 
-def sent_state_message(analysis: "FileAnalysis", crossing: Crossing, node, kind: Kind, made=None) -> str | None:
-    """The message for TF state `node` sent through `crossing`, or None when that is harmless;
-    `made`: where another module of the project makes it (a `Place`)."""
+@dataclass(frozen=True)
+class SentState:
+    """TF state sent through a crossing, and what happens to it (TFP101's and TFP102's facts)."""
+
+    kind: Kind
+    code: str  # the state's expression, cut to 30 characters
+    route: str
+    to_manager: bool  # received by a Manager's server process, not by a worker
+    happens: str  # outcome()
+    remedy: str
+    assumption: str  # the start method assumed, or ""
+
+
+@dataclass(frozen=True)
+class ModelToForkedManager:
+    """A Keras model sent to a Manager whose server was forked after the parent started TensorFlow."""
+
+    code: str
+    route: str
+    started_line: int  # the call that started the runtime
+    assumption: str
+
+
+def sent_state(analysis: "FileAnalysis", crossing: Crossing, node,
+               kind: Kind) -> SentState | ModelToForkedManager | None:
+    """What happens to TF state `node` sent through `crossing`, or None when that is harmless."""
     method, why = analysis.start_method(crossing.owner)
     if crossing.owner.provenance.proxy and kind is Kind.KERAS_MODEL:
         return _model_to_manager(analysis, crossing, node, method, why)
     happens = outcome(kind, crossing, method)
     if happens is None:
         return None
-    receiver = "the manager process" if crossing.route.kind in _TO_MANAGER else "a worker"
-    where = f" (made in {made})" if made is not None else ""
-    return (f"{STATE_NOUNS[kind]} `{analysis.code(node, 30)}`{where} sent to {receiver} by {crossing.route}: "
-            f"{happens}; {remedy(crossing, kind)}{assumption(crossing, method, why)}")
+    return SentState(kind, analysis.code(node, 30), str(crossing.route), crossing.route.kind in _TO_MANAGER,
+                     happens, remedy(crossing, kind), assumption(crossing, method, why))
 
 
-def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method: str, why: str) -> str | None:
+def _model_to_manager(analysis: "FileAnalysis", crossing: Crossing, node, method: str,
+                      why: str) -> ModelToForkedManager | None:
     """A Keras model pickles into a Manager's server process: one copy, which works, unless that
     server was forked after the parent started TensorFlow: then it hangs rebuilding the model."""
     manager = crossing.owner.provenance.manager
     started = analysis.execution.started_before(manager) if manager is not None else None
     if method != "fork" or started is None:
         return None
-    return (f"{STATE_NOUNS[Kind.KERAS_MODEL]} `{analysis.code(node, 30)}` sent to the manager process by "
-            f"{crossing.route}: the manager's server was forked after the parent started TensorFlow (line "
-            f"{analysis.line_of(started.call)}) and hangs rebuilding it; keep the model in one process and "
-            f"share arrays{assumption(crossing, method, why)}")
+    return ModelToForkedManager(analysis.code(node, 30), str(crossing.route), analysis.line_of(started.call),
+                                assumption(crossing, method, why))
 
 
 def with_article(noun: str) -> str:

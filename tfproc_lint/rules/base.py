@@ -35,8 +35,8 @@ def shown(**kwargs):
 
 def worded(**kwargs):
     """A `Finding` field holding text an analysis module words (why a start method is assumed,
-    what starts the runtime, what happens): part of the identity less the line numbers and quoted
-    code in it, until the analysis gives facts instead."""
+    what starts the runtime, what happens, a remedy, a route): part of the identity less the line
+    numbers and quoted code in it, until the analysis gives facts instead."""
     return field(metadata={"worded": True}, **kwargs)
 
 
@@ -53,17 +53,6 @@ class Finding:
     def key(self) -> tuple:
         return (type(self).__name__, *(_identity(getattr(self, f.name), f.metadata.get("worded", False))
                                        for f in fields(self) if f.compare))
-
-
-@dataclass(frozen=True)
-class Worded(Finding):
-    """A message an analysis module words whole (the engines', outcomes' and Ray's sent-state
-    messages)."""
-
-    text: str = worded()
-
-    def message(self) -> str:
-        return self.text
 
 
 def _identity(value, is_worded: bool):

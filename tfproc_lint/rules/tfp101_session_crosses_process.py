@@ -2,10 +2,74 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import ray_returns
-from tfproc_lint.analysis.kinds import TF1_STATE
-from tfproc_lint.rules.base import Example, Report, Rule, Worded
+from tfproc_lint.analysis.kinds import STATE_NOUNS, TF1_STATE
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+
+
+@dataclass(frozen=True)
+class SentToProcess(Finding):
+    """A session or graph sent through a route that pickles it, or inherited by a forked child."""
+
+    noun: str  # "TensorFlow session", "TF1 graph object"
+    state: str = shown()  # its code
+    to_manager: bool  # to a Manager's server process, not to a worker
+    route: str = worded()
+    happens: str = worded()
+    remedy: str = worded()
+    assumption: str = worded()
+
+    @classmethod
+    def of(cls, sent: outcomes.SentState) -> SentToProcess:
+        return cls(STATE_NOUNS[sent.kind], sent.code, sent.to_manager, sent.route, sent.happens, sent.remedy,
+                   sent.assumption)
+
+    def message(self) -> str:
+        receiver = "the manager process" if self.to_manager else "a worker"
+        return (f"{self.noun} `{self.state}` sent to {receiver} by {self.route}: {self.happens}; "
+                f"{self.remedy}{self.assumption}")
+
+
+@dataclass(frozen=True)
+class SentToEngine(Finding):
+    """A session or graph a Ray, Dask or Spark driver fails to serialise for its workers."""
+
+    noun: str
+    state: str = shown()
+    engine: str  # its name: "ray", "dask", "spark"
+    route: str = worded()
+    failure: str = worded()
+
+    @classmethod
+    def of(cls, sent: engines.EngineSentState) -> SentToEngine:
+        return cls(STATE_NOUNS[sent.kind], sent.code, sent.engine, sent.route, sent.failure)
+
+    def message(self) -> str:
+        return (f"{self.noun} `{self.state}` sent to {engines.ENGINE_NOUNS[self.engine]} workers by {self.route}: "
+                f"{self.failure}; {engines.REMEDIES[self.engine]}")
+
+
+@dataclass(frozen=True)
+class ReturnedByRayTask(Finding):
+    """A session or graph a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
+
+    noun: str
+    state: str = shown()
+    task: str = shown()  # the task's callable
+    line: int = shown()  # of the call that submits it
+    error: str  # what ray.get raises (measured)
+
+    @classmethod
+    def of(cls, returned: ray_returns.RayReturnedState) -> ReturnedByRayTask:
+        return cls(STATE_NOUNS[returned.kind], returned.code, returned.task, returned.line, returned.error)
+
+    def message(self) -> str:
+        return (f"{self.noun} `{self.state}` returned by a Ray task (`{self.task}`, line {self.line}): Ray pickles "
+                f"the result in the worker and ray.get raises {self.error}; return data or a path and build it "
+                "where it is used")
 
 
 class SessionCrossesProcess(Rule):
@@ -160,12 +224,12 @@ class SessionCrossesProcess(Rule):
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF1_STATE:
                 if engines.is_engine(crossing):  # Ray, Dask, Spark: cloudpickle in the driver
-                    message = engines.sent_state_message(analysis, crossing, node, value)
-                    if message is not None:
-                        yield Report(node, Worded(message))
+                    failed = engines.sent_state(analysis, crossing, node, value)
+                    if failed is not None:
+                        yield Report(node, SentToEngine.of(failed))
                     continue
-                message = outcomes.sent_state_message(analysis, crossing, node, value.kind)
-                if message is not None:
-                    yield Report(node, Worded(message))
-        for node, message in ray_returns.returned_state(analysis, crossing, TF1_STATE):
-            yield Report(node, Worded(message))
+                sent = outcomes.sent_state(analysis, crossing, node, value.kind)
+                if isinstance(sent, outcomes.SentState):  # not ModelToForkedManager: a Keras model's
+                    yield Report(node, SentToProcess.of(sent))
+        for node, returned in ray_returns.returned_state(analysis, crossing, TF1_STATE):
+            yield Report(node, ReturnedByRayTask.of(returned))

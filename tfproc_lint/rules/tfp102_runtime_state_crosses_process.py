@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tfproc_lint.analysis import engine_objects, engines, outcomes
-from tfproc_lint.analysis.engines import ray_refs, ray_returns
-from tfproc_lint.analysis.kinds import TF2_STATE, Kind
+from tfproc_lint.analysis.engines import dask, ray_refs, ray_returns
+from tfproc_lint.analysis.kinds import STATE_NOUNS, TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, Worded, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,128 @@ class TFFunctionAsCallable(Finding):
         made = f" (made in {self.made_in})" if self.made_in is not None else ""
         return (f"tf.function `{self.function}`{made} used as the callable of {self.route}: pickling fails "
                 "(PicklingError) in the parent; pass a module-level function that calls it")
+
+
+@dataclass(frozen=True)
+class SentToProcess(Finding):
+    """A tf.function, Dataset, SavedModel or Keras model sent through a route that pickles it, or
+    inherited by a forked child."""
+
+    noun: str  # "tf.function", "Keras model", ...
+    state: str = shown()  # its code
+    made_in: str | None  # the place in another module of the project that makes it
+    to_manager: bool  # to a Manager's server process, not to a worker
+    route: str = worded()
+    happens: str = worded()
+    remedy: str = worded()
+    assumption: str = worded()
+
+    @classmethod
+    def of(cls, sent: outcomes.SentState, made_in: str | None) -> SentToProcess:
+        return cls(STATE_NOUNS[sent.kind], sent.code, made_in, sent.to_manager, sent.route, sent.happens,
+                   sent.remedy, sent.assumption)
+
+    def message(self) -> str:
+        made = f" (made in {self.made_in})" if self.made_in is not None else ""
+        receiver = "the manager process" if self.to_manager else "a worker"
+        return (f"{self.noun} `{self.state}`{made} sent to {receiver} by {self.route}: {self.happens}; "
+                f"{self.remedy}{self.assumption}")
+
+
+@dataclass(frozen=True)
+class ModelToForkedManager(Finding):
+    """A Keras model sent to a Manager whose server was forked after the parent started TensorFlow."""
+
+    model: str = shown()  # its code
+    route: str = worded()
+    started_line: int = shown()  # the call that started the runtime
+    assumption: str = worded()
+
+    @classmethod
+    def of(cls, sent: outcomes.ModelToForkedManager) -> ModelToForkedManager:
+        return cls(sent.code, sent.route, sent.started_line, sent.assumption)
+
+    def message(self) -> str:
+        return (f"{STATE_NOUNS[Kind.KERAS_MODEL]} `{self.model}` sent to the manager process by {self.route}: the "
+                f"manager's server was forked after the parent started TensorFlow (line {self.started_line}) and "
+                f"hangs rebuilding it; keep the model in one process and share arrays{self.assumption}")
+
+
+@dataclass(frozen=True)
+class SentToEngine(Finding):
+    """A traced tf.function or a Dataset a Ray, Dask or Spark driver fails to serialise, or a
+    Keras model Dask's own serializer fails on."""
+
+    noun: str
+    state: str = shown()
+    engine: str  # its name: "ray", "dask", "spark"
+    route: str = worded()
+    failure: str = worded()
+
+    @classmethod
+    def of(cls, sent: engines.EngineSentState) -> SentToEngine:
+        return cls(STATE_NOUNS[sent.kind], sent.code, sent.engine, sent.route, sent.failure)
+
+    def message(self) -> str:
+        return (f"{self.noun} `{self.state}` sent to {engines.ENGINE_NOUNS[self.engine]} workers by {self.route}: "
+                f"{self.failure}; {engines.REMEDIES[self.engine]}")
+
+
+@dataclass(frozen=True)
+class ReturnedByDaskTask(Finding):
+    """A Keras model a Dask task returns where the module makes a distributed Client."""
+
+    model: str = shown()
+    task: str = shown()  # the task's callable
+    line: int = shown()  # of the call that submits it
+
+    @classmethod
+    def of(cls, returned: dask.ReturnedModel) -> ReturnedByDaskTask:
+        return cls(returned.code, returned.task, returned.line)
+
+    def message(self) -> str:
+        return (f"Keras model `{self.model}` returned by a Dask task (`{self.task}`, line {self.line}): Dask's own "
+                "Keras serializer fails on it under Keras 3 (AttributeError '_updated_config'), so the client "
+                "gets TypeError: Could not serialize object; save the model in the task and return its path, "
+                "or return model.get_weights()")
+
+
+@dataclass(frozen=True)
+class SharedWithRayTasks(Finding):
+    """A Keras model handed to a Ray task submitted in a loop: each task loads its own copy."""
+
+    model: str = shown()
+    how: str  # "a Keras model", "ray.put of a Keras model", ...
+    route: str = worded()
+
+    @classmethod
+    def of(cls, shared: ray_refs.SharedModel) -> SharedWithRayTasks:
+        return cls(shared.code, shared.how, shared.route)
+
+    def message(self) -> str:
+        return (f"Keras model `{self.model}` ({self.how}) passed to {self.route} in a loop: "
+                f"{ray_refs.MODEL_PER_TASK}; build it once per actor instead: a @ray.remote class that loads it "
+                "(or takes its weights) in __init__, its method called in the loop")
+
+
+@dataclass(frozen=True)
+class ReturnedByRayTask(Finding):
+    """A Dataset a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
+
+    noun: str
+    state: str = shown()
+    task: str = shown()  # the task's callable
+    line: int = shown()  # of the call that submits it
+    error: str  # what ray.get raises (measured)
+
+    @classmethod
+    def of(cls, returned: ray_returns.RayReturnedState) -> ReturnedByRayTask:
+        return cls(STATE_NOUNS[returned.kind], returned.code, returned.task, returned.line, returned.error)
+
+    def message(self) -> str:
+        return (f"{self.noun} `{self.state}` returned by a Ray task (`{self.task}`, line {self.line}): Ray pickles "
+                f"the result in the worker and ray.get raises {self.error}; return data or a path and build it "
+                "where it is used")
 
 
 class RuntimeStateCrossesProcess(Rule):
@@ -210,10 +332,12 @@ class RuntimeStateCrossesProcess(Rule):
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
                 made = value.provenance.place  # in another module of the project
-                message = outcomes.sent_state_message(analysis, crossing, node, value.kind, made)
-                if message is not None:
+                sent = outcomes.sent_state(analysis, crossing, node, value.kind)
+                if sent is not None:
+                    finding = SentToProcess.of(sent, str(made) if made is not None else None) \
+                        if isinstance(sent, outcomes.SentState) else ModelToForkedManager.of(sent)
                     fix = LoadStateInWorker(crossing, node) if crossing.pickled is Pickling.ALWAYS else None
-                    yield Report(node, Worded(message), fix=fix,
+                    yield Report(node, finding, fix=fix,
                                  related=((made, "made here"),) if made is not None else ())
         method, _ = analysis.start_method(crossing.owner)
         if crossing.callable is not None and outcomes.is_pickled(crossing, method):
@@ -234,19 +358,19 @@ class RuntimeStateCrossesProcess(Rule):
         tf.function; a traced tf.function and a Dataset fail in the driver."""
         for node, value in analysis.sent_state(crossing):
             if value.kind in TF2_STATE:
-                message = engines.sent_state_message(analysis, crossing, node, value)
-                if message is not None:
-                    yield Report(node, Worded(message))
-        for node, message in engines.returned_keras_models(analysis, crossing):
-            yield Report(node, Worded(message))
-        for node, message in ray_refs.shared_models(analysis, crossing):
-            yield Report(node, Worded(message))
-        for node, message in ray_returns.returned_state(analysis, crossing, TF2_STATE):
-            yield Report(node, Worded(message))
+                failed = engines.sent_state(analysis, crossing, node, value)
+                if failed is not None:
+                    yield Report(node, SentToEngine.of(failed))
+        for node, returned in engines.returned_keras_models(analysis, crossing):
+            yield Report(node, ReturnedByDaskTask.of(returned))
+        for node, shared in ray_refs.shared_models(analysis, crossing):
+            yield Report(node, SharedWithRayTasks.of(shared))
+        for node, returned in ray_returns.returned_state(analysis, crossing, TF2_STATE):
+            yield Report(node, ReturnedByRayTask.of(returned))
         if crossing.callable is None:
             return
         value = analysis.classifier.classify(crossing.callable, crossing.callable_scope, crossing.site.order)
         if value.kind is Kind.TF_FUNCTION:
-            message = engines.sent_state_message(analysis, crossing, crossing.callable, value)
-            if message is not None:
-                yield Report(crossing.callable, Worded(message))
+            failed = engines.sent_state(analysis, crossing, crossing.callable, value)
+            if failed is not None:
+                yield Report(crossing.callable, SentToEngine.of(failed))

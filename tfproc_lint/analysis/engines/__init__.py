@@ -17,14 +17,15 @@ from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINE_NOUNS, ENGINES
 from tfproc_lint.analysis.engines.routes import EngineRoutes
 from tfproc_lint.analysis.engines.spark import (spark_executor_memory_limit, spark_task_functions,
                                                 spark_task_gpu_share)
-from tfproc_lint.analysis.engines.tasks import (captured_globals, crossing_failure, fresh_process_functions,
-                                                sent_state_message, traced_before, worker_functions)
+from tfproc_lint.analysis.engines.tasks import (EngineSentState, captured_globals, crossing_failure,
+                                                fresh_process_functions, sent_state, traced_before, worker_functions)
 
 __all__ = [
     "BOUND_MODEL_PER_TASK", "BY_NAME", "ENGINES", "ENGINE_NOUNS", "PER_WORKER_RECIPES", "REMEDIES", "EngineRoutes",
+    "EngineSentState",
     "bound_model_per_task", "captured_globals", "code_reached", "crossing_failure", "dask_pickles",
     "dask_process_clusters", "engine", "fresh_process_functions", "functions_of", "is_engine", "is_function",
     "is_script", "many_tasks", "names_dask_scheduler_address", "ray_remotes", "returned_keras_models",
-    "returns_state", "sent_state_message", "spark_executor_memory_limit", "spark_task_functions",
+    "returns_state", "sent_state", "spark_executor_memory_limit", "spark_task_functions",
     "spark_task_gpu_share", "task_worker", "traced_before", "worker_functions",
 ]

@@ -9,6 +9,7 @@ The knowledge is data in knowledge/engines.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
@@ -126,8 +127,17 @@ def dask_pickles(analysis, crossing: Crossing) -> bool:
     return task.call is not TaskCall.DELAYED and task.receiver_type not in DASK_THREADED_OBJECTS
 
 
+@dataclass(frozen=True)
+class ReturnedModel:
+    """A Keras model a Dask task returns under a distributed Client (TFP102's facts)."""
+
+    code: str  # the returned expression, cut to 30 characters
+    task: str  # the task's callable, cut to 30 characters
+    line: int  # of the call that submits it
+
+
 def returned_keras_models(analysis, crossing: Crossing):
-    """(node, message) for each Keras model a Dask task function returns, when the module makes a
+    """(node, ReturnedModel) for each Keras model a Dask task function returns, when the module makes a
     distributed Client: Dask's own Keras serializer, which it prefers to pickle for a result,
     raises AttributeError ('_updated_config') under Keras 3 (measured)."""
     if engine(crossing) != "dask" or crossing.callable is None or not analysis.engine_routes.makes_dask_client:
@@ -137,12 +147,8 @@ def returned_keras_models(analysis, crossing: Crossing):
         return
     for node in returns_in(function.node.body):
         if node.value is not None and returns_state(analysis, function, node.value, {Kind.KERAS_MODEL}):
-            yield node.value, (
-                f"Keras model `{analysis.code(node.value, 30)}` returned by a Dask task "
-                f"(`{analysis.code(crossing.callable, 30)}`, line {analysis.line_of(crossing.call)}): Dask's own "
-                "Keras serializer fails on it under Keras 3 (AttributeError '_updated_config'), so the client "
-                "gets TypeError: Could not serialize object; save the model in the task and return its path, "
-                "or return model.get_weights()")
+            yield node.value, ReturnedModel(analysis.code(node.value, 30), analysis.code(crossing.callable, 30),
+                                            analysis.line_of(crossing.call))
 
 
 def dask_process_clusters(analysis) -> list[cst.Call]:

@@ -9,6 +9,8 @@ An actor that builds the model in `__init__` holds one per actor.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from tfproc_lint.analysis.engines import core
@@ -26,8 +28,17 @@ MODEL_PER_TASK = (
 _TASK_CALLS = (TaskCall.TASK, TaskCall.ACTOR_METHOD)  # an actor's constructor runs once per actor
 
 
+@dataclass(frozen=True)
+class SharedModel:
+    """A Keras model handed to a Ray task submitted in a loop (TFP102's facts; MODEL_PER_TASK: the cost)."""
+
+    code: str  # the handed expression, cut to 30 characters
+    how: str  # "a Keras model", "ray.put of a Keras model", ...
+    route: str
+
+
 def shared_models(analysis, crossing):
-    """(node, message) for each Keras model that a Ray task submitted many times receives: the
+    """(node, SharedModel) for each Keras model that a Ray task submitted many times receives: the
     model itself, `ray.put(model)`'s ObjectRef, or the ObjectRef of a task that returns a model."""
     task = crossing.owner.task
     if task is None or task.engine != "ray" or task.call not in _TASK_CALLS:
@@ -38,10 +49,7 @@ def shared_models(analysis, crossing):
         how = _model_handed(analysis, sent.node, sent.scope, crossing.site.order)
         if how is None:
             continue
-        yield sent.node, (
-            f"Keras model `{analysis.code(sent.node, 30)}` ({how}) passed to {crossing.route} in a loop: "
-            f"{MODEL_PER_TASK}; build it once per actor instead: a @ray.remote class that loads it (or takes "
-            "its weights) in __init__, its method called in the loop")
+        yield sent.node, SharedModel(analysis.code(sent.node, 30), how, str(crossing.route))
 
 
 def _model_handed(analysis, node, scope: Scope, order: int, depth: int = 0) -> str | None:

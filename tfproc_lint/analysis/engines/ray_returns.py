@@ -4,15 +4,28 @@ wrapped in a RayTaskError (engine_knowledge.RAY_RETURN_ERRORS, measured). A Kera
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.analysis.engines import core
-from tfproc_lint.analysis.kinds import STATE_NOUNS
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.values import TaskCall
 from tfproc_lint.analysis.walk import returns_in
 
 
+@dataclass(frozen=True)
+class RayReturnedState:
+    """TF state a Ray task returns that does not pickle (TFP101's and TFP102's facts)."""
+
+    kind: Kind
+    code: str  # the returned expression, cut to 30 characters
+    task: str  # the task's callable, cut to 30 characters
+    line: int  # of the call that submits it
+    error: str  # what ray.get raises (measured)
+
+
 def returned_state(analysis, crossing, kinds):
-    """(node, message) for each return value of the Ray task this crossing submits whose kind is
+    """(node, RayReturnedState) for each return value of the Ray task this crossing submits whose kind is
     one of `kinds` and does not pickle."""
     if not core.is_engine(crossing) or core.engine(crossing) != "ray" or crossing.callable is None \
             or crossing.owner.task.call is not TaskCall.TASK:
@@ -25,8 +38,6 @@ def returned_state(analysis, crossing, kinds):
             continue
         value = analysis.classifier.classify(node.value, function.scope, analysis.symbols.end_of_file)
         if value.kind in kinds and value.kind in engine_knowledge.RAY_RETURN_ERRORS:
-            yield node.value, (
-                f"{STATE_NOUNS[value.kind]} `{analysis.code(node.value, 30)}` returned by a Ray task "
-                f"(`{analysis.code(crossing.callable, 30)}`, line {analysis.line_of(crossing.call)}): Ray pickles "
-                f"the result in the worker and ray.get raises {engine_knowledge.RAY_RETURN_ERRORS[value.kind]}; return "
-                "data or a path and build it where it is used")
+            yield node.value, RayReturnedState(value.kind, analysis.code(node.value, 30),
+                                               analysis.code(crossing.callable, 30), analysis.line_of(crossing.call),
+                                               engine_knowledge.RAY_RETURN_ERRORS[value.kind])

@@ -1,13 +1,16 @@
 """The functions that run in the engines' workers, and what fails when TF state crosses to them
-(the messages of TFP101, TFP102 and TFP103 for every engine, worded through registry.py)."""
+(the facts of TFP101's, TFP102's and TFP103's messages for every engine; the rules word them
+with registry.py's nouns and remedies)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import libcst as cst
 
 from tfproc_lint.analysis.engines.core import enclosing_functions, engine, is_engine, is_script, task_worker
-from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINE_NOUNS, ENGINES, REMEDIES
-from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
+from tfproc_lint.analysis.engines.registry import BY_NAME, ENGINES
+from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.routes import Crossing
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import TaskCall, Value
@@ -100,12 +103,22 @@ def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured:
     return f"{error} (cannot pickle 'Graph' object)"
 
 
-def sent_state_message(analysis, crossing: Crossing, node, value: Value) -> str | None:
+@dataclass(frozen=True)
+class EngineSentState:
+    """TF state an engine fails to send to its workers (TFP101's and TFP102's facts)."""
+
+    kind: Kind
+    code: str  # the state's expression, cut to 30 characters
+    engine: str  # its name: ENGINE_NOUNS and REMEDIES word it
+    route: str
+    failure: str  # crossing_failure()
+
+
+def sent_state(analysis, crossing: Crossing, node, value: Value) -> EngineSentState | None:
     happens = crossing_failure(analysis, crossing, node, value)
     if happens is None:
         return None
-    return (f"{STATE_NOUNS[value.kind]} `{analysis.code(node, 30)}` sent to {ENGINE_NOUNS[engine(crossing)]} "
-            f"workers by {crossing.route}: {happens}; {REMEDIES[engine(crossing)]}")
+    return EngineSentState(value.kind, analysis.code(node, 30), engine(crossing), str(crossing.route), happens)
 
 
 def captured_globals(analysis, crossing: Crossing, body: cst.CSTNode, scope: Scope) -> tuple[cst.Name, Value] | None:
