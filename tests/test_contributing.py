@@ -94,6 +94,7 @@ def pytest_in(checkout: Path, *args: str) -> subprocess.CompletedProcess:
                          env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
+@pytest.mark.slow
 def test_contributings_skeleton_in_a_new_file_passes_the_fast_loop(checkout) -> None:
     folder, code = checkout
     completed = pytest_in(folder, "tests/test_rules.py", "tests/test_fixtures.py", "-k", code)
@@ -102,6 +103,7 @@ def test_contributings_skeleton_in_a_new_file_passes_the_fast_loop(checkout) -> 
     assert re.search(r"\b7 passed\b", completed.stdout), completed.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_a_new_rule_without_probe_scenarios_fails_with_a_message_naming_them(checkout) -> None:
     folder, code = checkout
     completed = pytest_in(folder, "tests/test_probe_runner.py", "-k", "each_rule_has_both_kinds")

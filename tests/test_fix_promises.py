@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import libcst as cst
+import pytest
 
 import processes
 from conftest import tool
@@ -134,6 +135,7 @@ def _run(*args, cwd) -> subprocess.CompletedProcess:
                          timeout=180)
 
 
+@pytest.mark.slow
 def test_every_mode_gives_the_same_counts(tmp_path) -> None:
     """One safe and one unsafe fix (TFP402 and TFP301), plus a finding with no fix."""
     (tmp_path / "job.py").write_text(
