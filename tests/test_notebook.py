@@ -7,7 +7,6 @@ import json
 import subprocess
 import textwrap
 
-import hypothesmith
 import nbformat
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -321,11 +320,19 @@ def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(tmp_path) -> None:
 
 
 # Python is never taken for IPython ------------------------------------------------------------------
+def _hypothesmith():
+    """hypothesmith, imported when a test first draws a program: its import and grammars cost seconds
+    that every collection of the suite (`-k`, `-m` included) used to pay."""
+    import hypothesmith
+
+    return hypothesmith
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @settings(max_examples=150, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
-@given(st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node()))
+@given(st.deferred(lambda: st.one_of(_hypothesmith().from_grammar(), _hypothesmith().from_node())))
 def test_valid_python_cells_are_never_masked(source: str) -> None:
     masked = mask_cell(source)
     assert masked.masks == () and masked.text == source

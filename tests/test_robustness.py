@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import hypothesmith
 import libcst
 import pytest
 import processes
@@ -163,6 +162,14 @@ def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
 
 
 # Generated programs (hypothesmith) --------------------------------------------------------------------
+def _hypothesmith():
+    """hypothesmith, imported when a test first draws a program: its import and grammars cost seconds
+    that every collection of the suite (`-k`, `-m` included) used to pay."""
+    import hypothesmith
+
+    return hypothesmith
+
+
 # Generated code hardly ever mentions TensorFlow and a process API, so the text pre-filter would skip
 # it: each program is also linted behind a header that passes the pre-filter, and analysed directly.
 HEADER = (
@@ -223,7 +230,7 @@ def check_generated(source: str) -> None:
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(150)
-@given(hypothesmith.from_grammar())
+@given(st.deferred(lambda: _hypothesmith().from_grammar()))
 def test_generated_programs_from_the_grammar(source: str) -> None:
     check_generated(source)
 
@@ -231,7 +238,7 @@ def test_generated_programs_from_the_grammar(source: str) -> None:
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(40)
-@given(hypothesmith.from_node())
+@given(st.deferred(lambda: _hypothesmith().from_node()))
 def test_generated_programs_from_libcst_nodes(source: str) -> None:
     check_generated(source)
 
@@ -266,7 +273,7 @@ TEMPLATE = (
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(100)
-@given(hypothesmith.from_node(libcst.Expr, auto_target=False))
+@given(st.deferred(lambda: _hypothesmith().from_node(libcst.Expr, auto_target=False)))
 def test_generated_expressions_at_process_boundaries(expression: str) -> None:
     """Arbitrary expressions as targets, pool callables, sent values, initargs and contexts."""
     source = TEMPLATE.format(expression)
