@@ -77,7 +77,8 @@ def checkout(tmp_path_factory) -> tuple[Path, str]:
     assert not rule_file.exists(), f"{code} is a real rule's code: give the skeleton an unused one"
     rule_file.write_text(source, encoding="utf-8")
     (checkout / "tests").mkdir()
-    for helper in ("conftest.py", "expectations.py", "test_rules.py", "test_fixtures.py", "test_probe_runner.py"):
+    for helper in ("conftest.py", "expectations.py", "fixture_findings.py", "test_rules.py", "test_fixtures.py",
+                   "test_probe_runner.py"):
         shutil.copy(ROOT / "tests" / helper, checkout / "tests" / helper)
     shutil.copy(ROOT / "setup.cfg", checkout / "setup.cfg")  # pytest's settings
     fixtures = checkout / "fixtures" / "lint" / code
