@@ -318,6 +318,7 @@ def test_sarif_paths_relative_to_cwd_or_absolute_uri(tmp_path) -> None:
 ANNOTATION = re.compile(r"::(?P<level>error|warning) (?P<properties>[^:]*)::(?P<message>.*)")
 
 
+@pytest.mark.slow
 def test_github_annotations_match_json(fixture_runs) -> None:
     findings = json.loads(fixture_runs["json"])["findings"]
     lines = fixture_runs["github"].splitlines()
