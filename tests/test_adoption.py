@@ -56,6 +56,7 @@ def check(*args, cwd) -> subprocess.CompletedProcess:
                          text=True, check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_statistics_counts_per_rule(tmp_path) -> None:
     (tmp_path / "job.py").write_text(PROJECT, encoding="utf-8")
     result = check("--statistics", "job.py", cwd=tmp_path)

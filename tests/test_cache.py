@@ -209,6 +209,7 @@ def test_an_unwritable_entry_folder_is_ignored(project, analysed, capsys) -> Non
     assert [d.code for d in result[0].diagnostics] == ["TFP201"]
 
 
+@pytest.mark.slow
 def test_workers_read_and_write_the_same_entries(project, monkeypatch) -> None:
     files = [_source(path) for path in sorted((ROOT / "fixtures" / "lint").rglob("*.py"))[:60]]
     monkeypatch.setattr(batch, "PARALLEL_MIN_FILES", 0)

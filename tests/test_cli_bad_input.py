@@ -338,6 +338,7 @@ def run_shard_{i}(pool, rows):
     return source, finding_line
 
 
+@pytest.mark.slow
 def test_fifty_thousand_line_file_is_analysed(tmp_path) -> None:
     source, line = big_source()
     assert source.count("\n") >= 50_000

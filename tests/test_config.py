@@ -668,6 +668,7 @@ def flake8(cwd: Path, *args: str) -> subprocess.CompletedProcess:
                          capture_output=True, text=True, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_flake8_options_and_files(project) -> None:
     shutil.copy(TFP201_BAD, project / "app.py")
     assert "TFP201" in flake8(project).stdout

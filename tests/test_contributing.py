@@ -77,7 +77,8 @@ def checkout(tmp_path_factory) -> tuple[Path, str]:
     assert not rule_file.exists(), f"{code} is a real rule's code: give the skeleton an unused one"
     rule_file.write_text(source, encoding="utf-8")
     (checkout / "tests").mkdir()
-    for helper in ("conftest.py", "expectations.py", "test_rules.py", "test_fixtures.py", "test_probe_runner.py"):
+    for helper in ("conftest.py", "expectations.py", "fixture_findings.py", "test_rules.py", "test_fixtures.py",
+                   "test_probe_runner.py"):
         shutil.copy(ROOT / "tests" / helper, checkout / "tests" / helper)
     shutil.copy(ROOT / "setup.cfg", checkout / "setup.cfg")  # pytest's settings
     fixtures = checkout / "fixtures" / "lint" / code
@@ -94,6 +95,7 @@ def pytest_in(checkout: Path, *args: str) -> subprocess.CompletedProcess:
                          env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
+@pytest.mark.slow
 def test_contributings_skeleton_in_a_new_file_passes_the_fast_loop(checkout) -> None:
     folder, code = checkout
     completed = pytest_in(folder, "tests/test_rules.py", "tests/test_fixtures.py", "-k", code)
@@ -102,6 +104,7 @@ def test_contributings_skeleton_in_a_new_file_passes_the_fast_loop(checkout) -> 
     assert re.search(r"\b7 passed\b", completed.stdout), completed.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_a_new_rule_without_probe_scenarios_fails_with_a_message_naming_them(checkout) -> None:
     folder, code = checkout
     completed = pytest_in(folder, "tests/test_probe_runner.py", "-k", "each_rule_has_both_kinds")

@@ -148,6 +148,7 @@ def check(*args: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
+@pytest.mark.slow
 def test_check_reports_a_dependents_findings(shop) -> None:
     assert check("shop/registry.py")[0] == 0
     assert check("--with-dependents", "shop/registry.py")[0] == 0  # the module does not load yet

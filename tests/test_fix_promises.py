@@ -1,6 +1,6 @@
 """A fix is a promise (issue 18): no rewrite hides a finding it did not fix, a round of several
-fixes is checked as a whole, and `check` lists exactly the fixes `--fix` applies, with the same
-counts in every mode."""
+fixes is checked as a whole, and every mode of the command line gives the same counts. The
+promises checked on every fixture and probe scenario: tests/test_fix_contract.py."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ import pytest
 
 import processes
 from conftest import tool
-from expectations import fixture_config, lint_fixtures
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config
-from tfproc_lint.diagnostics import Applicability
 from tfproc_lint.engine import _checked_fix, lint_source
 from tfproc_lint.fixes.base import FixBuilder
 from tfproc_lint.fixing import finding_key, fix_source, plan_source
@@ -24,8 +22,6 @@ from tfproc_lint.rules.base import Report, all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "fixtures" / "fix"
-FILES = sorted([p for p in lint_fixtures(ROOT) if p.suffix == ".py" and p.name.startswith("bad_")]
-               + sorted(FIX.rglob("*.in.py")) + sorted((ROOT / "runtime_probe" / "scenarios").glob("*_bad.py")))
 
 
 def test_two_tasks_of_one_pool_are_fixed_together_or_not_at_all() -> None:
@@ -134,33 +130,12 @@ def test_a_rewrite_that_hides_another_finding_is_withdrawn() -> None:
     assert refusal == "the rewrite would hide TFP403 on line 7 without fixing it"
 
 
-def _counts(listed) -> tuple[int, int]:
-    safe = sum(1 for d in listed if d.fix and d.fix.applicability is Applicability.SAFE)
-    return safe, sum(1 for d in listed if d.fix)
-
-
-@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
-def test_check_lists_exactly_what_fix_applies(path: Path) -> None:
-    source = path.read_text(encoding="utf-8")
-    config = fixture_config(source, path.name)
-    listed = plan_source(source, str(path), config)
-    safe, total = _counts(listed)
-    safe_outcome = fix_source(source, str(path), config)
-    unsafe_outcome = fix_source(source, str(path), config, unsafe=True)
-    assert len(safe_outcome.applied) == safe
-    assert len(unsafe_outcome.applied) == total
-    # every finding is either fixed or still there: nothing disappears unfixed
-    assert len(listed) == len(unsafe_outcome.applied) + len(unsafe_outcome.remaining)
-    # after --fix, what is left to fix is what --unsafe-fixes adds
-    assert _counts(safe_outcome.remaining) == (0, total - safe)
-    assert _counts(unsafe_outcome.remaining) == (0, 0)
-
-
 def _run(*args, cwd) -> subprocess.CompletedProcess:
     return processes.run([tool("tfproc-lint"), *args], cwd=cwd, capture_output=True, text=True, check=False,
                          timeout=180)
 
 
+@pytest.mark.slow
 def test_every_mode_gives_the_same_counts(tmp_path) -> None:
     """One safe and one unsafe fix (TFP402 and TFP301), plus a finding with no fix."""
     (tmp_path / "job.py").write_text(

@@ -90,6 +90,7 @@ def run(*args, cwd) -> subprocess.CompletedProcess:
                          check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_fix_levels_and_exit_codes(tmp_path) -> None:
     target = tmp_path / "job.py"
     target.write_text(BAD, encoding="utf-8")
@@ -108,6 +109,7 @@ def test_fix_levels_and_exit_codes(tmp_path) -> None:
     assert again.returncode == 0 and "fixed" not in again.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding,bom,newline", [
     ("utf-8", False, "\r\n"),
     ("utf-8", True, "\n"),
@@ -133,6 +135,7 @@ def test_written_files_keep_encoding_bom_newlines_and_mode(tmp_path, encoding, b
     assert [p.name for p in tmp_path.iterdir()] == ["job.py"], "no temporary file left behind"
 
 
+@pytest.mark.slow
 def test_a_file_that_cannot_be_fixed_is_left_byte_identical(tmp_path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_bytes(b"import tensorflow\nimport multiprocessing\nmultiprocessing.Pool(\n")
@@ -181,6 +184,7 @@ MANUAL = (  # a session sent to a spawned process: TFP101, which has no fix
 DIFF_LINE = ("--- ", "+++ ", "@@ ", " ", "+", "-")
 
 
+@pytest.mark.slow
 def test_diff_summary_counts_findings_without_a_fix(tmp_path) -> None:
     """Piped: the diff alone on stdout (a clean patch), the summary on stderr."""
     (tmp_path / "job.py").write_text(BAD, encoding="utf-8")

@@ -1,6 +1,8 @@
 """Every lint fixture through the core function: exactly the expected (line, code) pairs, or
 (cell, line, code) for a notebook. Expectations of opt-in rules (TFP302, TFP303) hold only when
-they are selected: each fixture is linted as configured, then again with `extend-select TFP3`."""
+they are selected. Each fixture is linted once, with the opt-in rules selected
+(tests/fixture_findings.py); its findings as configured are those of the rules its configuration
+enables."""
 
 from __future__ import annotations
 
@@ -9,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from expectations import expected_in, fixture_config, fixture_source, lint_fixtures
-from tfproc_lint.config import apply_options
-from tfproc_lint.engine import lint_notebook, lint_source
-from tfproc_lint.notebook import read_notebook
+from expectations import expected_in, lint_fixtures
+from fixture_findings import configured, enabled_codes, findings, findings_as_configured, selected
 from tfproc_lint.rules.base import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,25 +21,25 @@ IDS = [str(p.relative_to(ROOT / "fixtures" / "lint")) for p in FIXTURES]
 OPT_IN = {rule.code for rule in all_rules() if not rule.default_enabled}
 
 
-def found_in(path: Path, config) -> set[tuple]:
-    if path.suffix == ".ipynb":
-        program = read_notebook(path.read_bytes()).program
-        return {(d.cell, d.line, d.code) for d in lint_notebook(program, str(path), config)}
-    return {(d.line, d.code) for d in lint_source(path.read_text(encoding="utf-8"), str(path), config)}
-
-
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_fixture(path: Path) -> None:
     """As configured (by default: opt-in rules off), every expectation but the opt-in rules'."""
-    config = fixture_config(fixture_source(path), path.name)
-    assert found_in(path, config) == {e for e in expected_in(path) if e[-1] not in OPT_IN}
+    assert {f.where for f in findings_as_configured(path)} == {e for e in expected_in(path) if e[-1] not in OPT_IN}
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=IDS)
 def test_fixture_with_the_opt_in_rules_selected(path: Path) -> None:
     """With `extend-select TFP3`, every expectation: TFP302 and TFP303 only where a fixture expects them."""
-    config = apply_options(fixture_config(fixture_source(path), path.name), {"extend-select": "TFP3"}, "test")
-    assert found_in(path, config) == expected_in(path)
+    assert {f.where for f in findings(path)} == expected_in(path)
+
+
+def test_selecting_the_opt_in_rules_only_adds_them() -> None:
+    """What lets test_fixture read the findings as configured from one lint with the opt-in rules
+    selected: on every fixture, the selection adds the opt-in rules and removes none."""
+    for path in FIXTURES:
+        as_configured, with_opt_in = enabled_codes(configured(path), path), enabled_codes(selected(path), path)
+        assert as_configured <= with_opt_in and with_opt_in - as_configured <= OPT_IN, path
+        assert OPT_IN <= with_opt_in, path
 
 
 def test_bad_fixtures_expect_findings_and_good_ones_none() -> None:

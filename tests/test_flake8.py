@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import processes
 from conftest import tool
 
@@ -28,6 +30,7 @@ def parse(output: str) -> set[tuple[str, int, int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_flake8_and_the_cli_agree_on_the_fixtures(root) -> None:
     flake8 = run_flake8("--select", "TFP", "fixtures/lint", cwd=root)
     assert flake8.returncode in (0, 1), flake8.stderr
@@ -57,6 +60,7 @@ def test_columns_are_one_based_and_point_at_the_expression(tmp_path) -> None:
     assert parse(result.stdout) == {("bad.py", 4, column, "TFP101")}
 
 
+@pytest.mark.slow
 def test_noqa_is_honoured_by_flake8(tmp_path) -> None:
     source = (
         "import multiprocessing as mp\n"
@@ -72,6 +76,7 @@ def test_noqa_is_honoured_by_flake8(tmp_path) -> None:
     assert {line for _, line, _, _ in parse(disabled.stdout)} == {4, 5}
 
 
+@pytest.mark.slow
 def test_plugin_options_reach_the_rules(tmp_path) -> None:
     source = (
         "import multiprocessing as mp\n"
@@ -106,6 +111,7 @@ OPT_IN_SOURCE = (
 )
 
 
+@pytest.mark.slow
 def test_opt_in_rules_follow_flake8s_selection_like_bugbears_b9(tmp_path) -> None:
     """`--select TFP` stays quiet for TFP302/TFP303; a selector more specific than `TFP` in flake8's
     select or extend-select (command line or config) enables them; flake8's ignore still applies."""

@@ -23,6 +23,7 @@ STUCK = ("import os, time\n"
 DONE = "print('FORK_HAZARD_STAGE done'); print('FORK_HAZARD_RESULT {\"threads\": {\"done\": [\"python\"]}}')"
 
 
+@pytest.mark.slow
 def test_a_program_that_waits_without_cpu_is_a_hang_and_its_processes_are_killed():
     run = fork_hazard.run_once("graph", limit_s=2, command=[sys.executable, "-c", STUCK])
     assert run.outcome == "hang"

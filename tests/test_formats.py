@@ -69,6 +69,7 @@ def test_schema_rejects_what_it_should() -> None:
         validate(document)
 
 
+@pytest.mark.slow
 def test_sarif_on_fixtures_validates_and_matches_json(fixture_runs) -> None:
     document = json.loads(fixture_runs["sarif"])
     validate(document)
@@ -282,6 +283,7 @@ def test_sarif_fixes_become_line_column_replacements(tmp_path) -> None:
     assert document["runs"][0]["results"][0]["fixes"][0]["properties"] == {"applicability": "safe"}
 
 
+@pytest.mark.slow
 def test_sarif_files_not_checked_are_notifications(tmp_path) -> None:
     (tmp_path / "broken.py").write_text(BROKEN, encoding="utf-8")
     (tmp_path / "ok.py").write_text("x = 1\n", encoding="utf-8")
@@ -298,6 +300,7 @@ def test_sarif_files_not_checked_are_notifications(tmp_path) -> None:
     assert any("no such file" in n["message"]["text"] for n in notes)
 
 
+@pytest.mark.slow
 def test_sarif_paths_relative_to_cwd_or_absolute_uri(tmp_path) -> None:
     inside = tmp_path / "pkg dir" / "mod.py"
     inside.parent.mkdir()
@@ -315,6 +318,7 @@ def test_sarif_paths_relative_to_cwd_or_absolute_uri(tmp_path) -> None:
 ANNOTATION = re.compile(r"::(?P<level>error|warning) (?P<properties>[^:]*)::(?P<message>.*)")
 
 
+@pytest.mark.slow
 def test_github_annotations_match_json(fixture_runs) -> None:
     findings = json.loads(fixture_runs["json"])["findings"]
     lines = fixture_runs["github"].splitlines()

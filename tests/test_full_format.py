@@ -102,6 +102,7 @@ def test_the_rules_that_set_related_are_covered() -> None:
     assert {"TFP201", "TFP204"} <= covered
 
 
+@pytest.mark.slow
 def test_full_format_through_the_command(tmp_path) -> None:
     example = next(e for r, _, e in EXAMPLES if r.code == "TFP201")
     (tmp_path / "job.py").write_text(example.code, encoding="utf-8")

@@ -273,6 +273,7 @@ print(result.get())
 """
 
 
+@pytest.mark.slow
 def test_a_failing_pool_prints_its_error_once_on_a_line_of_its_own_and_exits_clean(tmp_path):
     from runtime_probe import process
 
@@ -353,6 +354,7 @@ print(os.environ is before, os.environ["TF_NUM_INTRAOP_THREADS"], os.getenv("TF_
     assert proc.stdout.strip() == "True 1 1" and not proc.stderr
 
 
+@pytest.mark.slow
 def test_joblib_loky_tasks_get_the_rule_as_the_cause_of_their_pickling_error(tmp_path):
     pytest.importorskip("joblib")
     proc = guarded(tmp_path, FAKE_SESSION + """
@@ -490,6 +492,7 @@ if __name__ == "__main__":
         proc.stderr
 
 
+@pytest.mark.slow
 def test_a_model_pickled_into_every_joblib_task_is_a_tfp102_warning(tmp_path):
     pytest.importorskip("joblib")
     proc = guarded(tmp_path, FAKE_MODEL + """

@@ -102,6 +102,7 @@ def test_dasks_cluster_and_client_constructors_defer(monkeypatch):
         SpecCluster(2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start", ["cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)",
                                    "client = Client(n_workers=2, threads_per_worker=1, dashboard_address=None)"])
 def test_a_module_level_dask_cluster_fails_with_tfp202_once_dask_itself_fails(tmp_path, start):

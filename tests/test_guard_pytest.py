@@ -29,6 +29,7 @@ def run_pytest(tmp_path, tests: str, *args: str, ini: str = "", timeout: float =
                          env=env, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_registered_and_inert_without_the_option(tmp_path):
     proc = run_pytest(tmp_path, CHECK)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -38,6 +39,7 @@ def test_registered_and_inert_without_the_option(tmp_path):
     assert "--tfproc-guard" in proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "ini"), [(["--tfproc-guard"], ""), ([], "tfproc_guard = true\n")])
 def test_the_option_or_the_ini_setting_installs_it(tmp_path, args, ini):
     proc = run_pytest(tmp_path, CHECK, *args, ini=ini)
@@ -46,6 +48,7 @@ def test_the_option_or_the_ini_setting_installs_it(tmp_path, args, ini):
     assert "tfproc-guard: on" in proc.stdout
 
 
+@pytest.mark.slow
 def test_the_failure_is_shown_at_the_tests_line_not_in_the_guards_signal_handler(tmp_path):
     # A fork worker that cannot rebuild a (stand-in) Keras object: the guard raises TFP102 in the waiting test.
     proc = run_pytest(tmp_path, """

@@ -127,6 +127,7 @@ def drive(tmp_path: Path, init: str, mode: str) -> list[str]:
     return notes
 
 
+@pytest.mark.slow
 def test_the_readme_snippet_rereads_configuration_saved_in_neovim(tmp_path):
     # The README's snippet asks Neovim to watch files: the server registers its watchers, and
     # writing pyproject.toml in Neovim (a buffer the server never hears of) reaches it.
@@ -135,6 +136,7 @@ def test_the_readme_snippet_rereads_configuration_saved_in_neovim(tmp_path):
     assert drive(tmp_path, init, "watch") == ["opened: TFP403", "watchers: 1", "after: "]
 
 
+@pytest.mark.slow
 def test_without_watchers_saving_a_python_file_rereads_configuration(tmp_path):
     # Neovim's default on Linux (the snippet without watching): the server is told nothing about
     # pyproject.toml, and picks the change up when the Python file is written.

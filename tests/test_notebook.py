@@ -7,7 +7,6 @@ import json
 import subprocess
 import textwrap
 
-import hypothesmith
 import nbformat
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -171,6 +170,7 @@ def test_edits_stay_in_their_cell_and_keep_ipython_lines() -> None:
         program.with_edits([Edit(0, 4, "")])  # rewrites the masked `%pip` line
 
 
+@pytest.mark.slow
 def test_a_refused_fix_leaves_the_notebook_byte_identical(tmp_path) -> None:
     """The model is loaded in one cell and sent by the pool in the next: the rewrite would cross
     cells (refused at the edit level, see the test below), and before that the fix builder already
@@ -199,6 +199,7 @@ def test_messages_name_other_lines_by_cell(tmp_path) -> None:
 
 
 # reading ---------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("data,reason", [
     (b'{"cells": [', "not a notebook: invalid JSON"),
     (b"[1, 2]", "not a notebook"),
@@ -248,6 +249,7 @@ def test_other_languages_and_checkpoints_are_skipped(tmp_path) -> None:
     assert (result.returncode, result.stdout.strip()) == (0, "All checks passed."), result.stderr
 
 
+@pytest.mark.slow
 def test_noqa_in_a_cell(tmp_path) -> None:
     source = SPAWN_CELL_WORKER.replace('["a b", "c"])', '["a b", "c"])  # noqa: TFP204')
     write(tmp_path / "n.ipynb", source)
@@ -255,6 +257,7 @@ def test_noqa_in_a_cell(tmp_path) -> None:
 
 
 # fixing ----------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_fix_rewrites_only_the_edited_cells_sources(tmp_path) -> None:
     node = with_output(notebook(PER_TASK), 3, "0.25\n")
     node.metadata["custom"] = {"keep": [1, 2]}
@@ -278,6 +281,7 @@ def test_fix_rewrites_only_the_edited_cells_sources(tmp_path) -> None:
     assert check("n.ipynb", cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_notebook_without_an_applied_fix_is_byte_identical(tmp_path) -> None:
     path = write(tmp_path / "n.ipynb", SPAWN_CELL_WORKER)
     before, mtime = path.read_bytes(), path.stat().st_mtime_ns
@@ -286,6 +290,7 @@ def test_a_notebook_without_an_applied_fix_is_byte_identical(tmp_path) -> None:
     assert path.read_bytes() == before and path.stat().st_mtime_ns == mtime
 
 
+@pytest.mark.slow
 def test_diff_is_per_cell(tmp_path) -> None:
     write(tmp_path / "n.ipynb", PER_TASK)
     result = check("--diff", "--unsafe-fixes", "n.ipynb", cwd=tmp_path)
@@ -295,6 +300,7 @@ def test_diff_is_per_cell(tmp_path) -> None:
     assert "+with mp.Pool(2, initializer=" in result.stdout
 
 
+@pytest.mark.slow
 def test_colab_layout_is_kept(tmp_path) -> None:
     """Two-space indentation, keys in the file's order, sources as strings: only the source changes."""
     node = json.loads(nbformat.writes(notebook(PER_TASK)))
@@ -314,6 +320,7 @@ def test_colab_layout_is_kept(tmp_path) -> None:
     assert after == json.dumps(expected, indent=2, ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(tmp_path) -> None:
     text = nbformat.writes(notebook(PER_TASK)).replace('"cell_type": "code",', '"cell_type" :  "code",')
     path = tmp_path / "odd.ipynb"
@@ -325,10 +332,19 @@ def test_a_layout_that_cannot_be_reproduced_is_not_rewritten(tmp_path) -> None:
 
 
 # Python is never taken for IPython ------------------------------------------------------------------
+def _hypothesmith():
+    """hypothesmith, imported when a test first draws a program: its import and grammars cost seconds
+    that every collection of the suite (`-k`, `-m` included) used to pay."""
+    import hypothesmith
+
+    return hypothesmith
+
+
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @settings(max_examples=150, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
-@given(st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node()))
+@given(st.deferred(lambda: st.one_of(_hypothesmith().from_grammar(), _hypothesmith().from_node())))
 def test_valid_python_cells_are_never_masked(source: str) -> None:
     masked = mask_cell(source)
     assert masked.masks == () and masked.text == source

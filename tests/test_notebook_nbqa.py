@@ -34,6 +34,7 @@ def nbqa_run(tmp_path_factory):
     return completed, directory
 
 
+@pytest.mark.slow
 def test_nbqa_flake8_reports_the_expected_findings_per_cell(nbqa_run) -> None:
     completed, directory = nbqa_run
     assert completed.returncode == 1, completed.stdout + completed.stderr

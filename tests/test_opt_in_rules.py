@@ -124,6 +124,7 @@ def test_docs_readme_and_sarif_mark_them(capsys) -> None:
         rule.code: rule.code not in OPT_IN for rule in all_rules()}
 
 
+@pytest.mark.slow
 def test_the_command_line(tmp_path) -> None:
     (tmp_path / "app.py").write_text(BOTH)
     (tmp_path / "setup.cfg").write_text("[metadata]\nname = demo\n")

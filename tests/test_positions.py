@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import libcst as cst
+import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from expectations import lint_fixtures
 from tfproc_lint.analysis.positions import as_range, compute_spans
 
 
+@pytest.mark.slow
 def test_spans_equal_position_provider_on_every_node_of_every_fixture(root) -> None:
     files = lint_fixtures(root) + sorted((root / "tfproc_lint").rglob("*.py"))
     for path in files:
@@ -31,6 +33,7 @@ def _files(root):
         (root / "runtime_probe").rglob("*.py")) + sorted((root / "tests").rglob("*.py"))
 
 
+@pytest.mark.slow
 def test_statement_local_spans_equal_whole_module_spans(root) -> None:
     """The Locator generates only the statement holding a node; every node of every statement
     (class members included) must get the span a whole-module generation gives."""
@@ -53,6 +56,7 @@ def test_statement_local_spans_equal_whole_module_spans(root) -> None:
         assert not locator._whole, f"{path}: fell back to a whole-module generation"
 
 
+@pytest.mark.slow
 def test_statement_local_spans_with_the_analysis_map_of_ancestors(root) -> None:
     """As above, with the analysis's map of ancestors finding each node's statement (what the
     engine does), on the lint fixtures."""

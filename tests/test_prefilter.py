@@ -44,6 +44,7 @@ def test_every_bad_fixture_passes_the_syntax_tree_stage(path: Path) -> None:
     assert may_match_tree(source, ast.parse(source))
 
 
+@pytest.mark.slow
 def test_findings_do_not_depend_on_the_syntax_tree_stage(monkeypatch) -> None:
     """The second stage only skips work: every file gives the same findings without it, through
     the engine and through batch.py (which screens before importing the engine)."""
@@ -301,6 +302,7 @@ def test_the_byte_stage_lets_through_every_engine_import(text: str) -> None:
     assert may_match_bytes(text.encode(), notebook=True) is ("ray" in text or "dask" in text or "distributed" in text)
 
 
+@pytest.mark.slow
 def test_the_byte_stage_lets_through_what_the_text_stage_does() -> None:
     """On every file of the installed TensorFlow and Keras and ours (fixtures, scenarios,
     examples, notebooks as their JSON)."""

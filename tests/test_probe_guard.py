@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from runtime_probe import catalog, judge, lintloop, report, runner
 
 FAKE_SESSION_POOL = '''
@@ -39,6 +41,7 @@ def test_guard_codes_are_read_from_the_guards_messages_only():
     assert runner.guard_codes(stderr) == ["TFP201", "TFP403"]
 
 
+@pytest.mark.slow
 def test_a_bad_scenario_run_under_the_guard_is_caught_and_a_fixed_one_is_clean(tmp_path):
     bad = scenario(tmp_path, "bad", FAKE_SESSION_POOL, "TFP101", "bad")
     fixed = scenario(tmp_path, "fixed", "from runtime_probe.support import report\nreport(1, 1)\n", "TFP101", "fixed")
@@ -65,6 +68,7 @@ def test_a_bad_scenario_run_under_the_guard_is_caught_and_a_fixed_one_is_clean(t
     assert "`guard run 1`" in text and "`guard run 2`" in text
 
 
+@pytest.mark.slow
 def test_a_missed_hang_is_not_caught(tmp_path):
     bad = scenario(tmp_path, "sleepy", "import time\ntime.sleep(60)\n", "TFP201", "bad")
     obs = runner.run_scenario(bad, guard=True, timeout=3, idle_s=None)

@@ -97,6 +97,7 @@ def _alive_with_marker(marker: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.slow
 def test_idle_hang_is_killed_with_its_whole_group(tmp_path):
     obs = run(tmp_path, """
         import multiprocessing as mp
@@ -118,6 +119,7 @@ def test_idle_hang_is_killed_with_its_whole_group(tmp_path):
     assert _alive_with_marker(str(tmp_path)) == []  # forked workers share the script's command line
 
 
+@pytest.mark.slow
 def test_busy_hang_stops_at_the_time_limit(tmp_path):
     obs = run(tmp_path, "while True:\n    pass\n", timeout=3, idle_s=2)
     assert obs.outcome == "hang"
@@ -126,6 +128,7 @@ def test_busy_hang_stops_at_the_time_limit(tmp_path):
 
 
 # A busy machine: time counts as the run had the CPU, and a slow exit after the result is not a hang -------------
+@pytest.mark.slow
 def test_a_slow_exit_after_the_result_is_not_a_hang(tmp_path):
     """What made `make test` fail on a loaded machine: the result line came near the limit, then
     the interpreter's teardown (about a second of CPU with TensorFlow loaded, several seconds of wall
@@ -148,6 +151,7 @@ def test_a_slow_exit_after_the_result_is_not_a_hang(tmp_path):
     assert obs.exit_s is not None and obs.exit_s > 0  # measured: from the result line to the exit
 
 
+@pytest.mark.slow
 def test_a_result_without_an_exit_is_still_a_hang(tmp_path):
     """The other side: the result is printed, then the process waits for ever (a child never
     joined): it is killed once idle, and called a hang that printed its result."""
@@ -181,6 +185,7 @@ def test_counted_time_is_wall_time_shrunk_by_the_share_spent_queued_for_a_cpu():
     assert clock.step(1.0, run_ns=0, queued_ns=0) == 1.0  # all asleep: a sleep is not slowed by load
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat"),
                     reason="no scheduler statistics here (Linux /proc): time counts as wall time")
 def test_a_run_slowed_by_contention_for_the_cpus_gets_its_limit_stretched(tmp_path):
@@ -215,6 +220,7 @@ def test_crash_by_signal_and_by_exit_code(tmp_path):
     assert (obs.outcome, obs.detail) == ("crash", "exit code 3 without a Python exception")
 
 
+@pytest.mark.slow
 def test_worker_dying_inside_pool_map_is_a_lost_task(tmp_path):
     obs = run(tmp_path, """
         import multiprocessing as mp
@@ -234,6 +240,7 @@ def test_worker_dying_inside_pool_map_is_a_lost_task(tmp_path):
     assert obs.leftovers == []
 
 
+@pytest.mark.slow
 def test_worker_that_dies_too_fast_to_be_sampled_is_a_lost_task_by_its_traceback(tmp_path):
     """A spawn worker that cannot unpickle its task dies within one sample of the process tree;
     the "Process X:" header above its traceback still says it ended (TFP204's notebook scenario)."""
@@ -266,6 +273,7 @@ def test_a_killed_run_without_a_dead_worker_stays_a_hang() -> None:
     assert (obs.outcome, obs.vanished) == ("lost task", ["SpawnPoolWorker-1"])
 
 
+@pytest.mark.slow
 def test_process_escaping_the_group_is_killed_and_reported(tmp_path):
     marker = f"escape-marker-{os.getpid()}"
     obs = run(tmp_path, f"""

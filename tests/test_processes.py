@@ -41,6 +41,7 @@ def forked_pids(output: str) -> tuple[int, int]:
     return int(words[words.index("forked") + 1]), int(words[words.index("from") + 1])
 
 
+@pytest.mark.slow
 def test_a_hang_reports_every_processs_stack_and_leaves_nothing_behind():
     with pytest.raises(processes.Hang) as caught:
         processes.run([sys.executable, "-c", FORK_AND_HANG], capture_output=True, text=True, timeout=10)
@@ -74,6 +75,7 @@ def _group(pid: int) -> int | None:
         return None
 
 
+@pytest.mark.slow
 def test_a_hang_reports_a_process_that_left_the_group_and_kills_it():
     # The child starts a session of its own: only the tree, taken before the kill, finds it.
     program = FORK_AND_HANG.replace("    child_sleeps_forever()", "    os.setsid()\n    child_sleeps_forever()")
@@ -84,6 +86,7 @@ def test_a_hang_reports_a_process_that_left_the_group_and_kills_it():
     assert not _alive(child)
 
 
+@pytest.mark.slow
 def test_a_program_that_ends_leaves_no_daemon_behind():
     program = textwrap.dedent("""
         import os, time
@@ -132,6 +135,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_a_program_that_hangs_on_a_terminal_is_reported_the_same_way():
     primary, secondary = pty.openpty()
     try:

@@ -290,6 +290,7 @@ def test_flake8_plugin_reads_the_project(tmp_path: Path) -> None:
     assert "TFP201" in result.stdout and "jobs/tasks.py" not in result.stderr, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_flake8_plugin_keeps_summaries_in_the_cache_folder(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "fixtures" / "projects" / "worker_loads_per_task", tmp_path / "p")
     command = [sys.executable, "-m", "flake8", "--select", "TFP", "-j", "1", "score_all.py"]

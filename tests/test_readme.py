@@ -146,7 +146,7 @@ def test_make_test_fast_installs_the_test_extra_without_tensorflow_in_a_venv_of_
     installs = [line for line in commands.splitlines() if " install " in line]
     assert installs and all("-e '.[test]'" in line and str(fast) in line for line in installs), installs
     assert str(main) not in commands and "tensorflow" not in "".join(installs)
-    assert '-m "not tensorflow and not kernel and not precommit and not probe"' in commands
+    assert '-m "not tensorflow and not kernel and not precommit and not probe and not slow"' in commands
 
 
 def test_contributing_names_real_make_targets_and_files() -> None:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import hypothesmith
 import libcst
 import pytest
 import processes
@@ -124,6 +123,7 @@ def test_fix_on_a_copy_of_the_whole_corpus(tmp_path) -> None:
     assert digests() == after, "a second --fix changed files"
 
 
+@pytest.mark.slow
 def test_jobs_give_identical_results_on_the_fixtures() -> None:
     fixtures = ROOT / "fixtures" / "lint"
     runs = {jobs: check(f"-j{jobs}", str(fixtures), timeout=300) for jobs in (1, 3)}
@@ -136,6 +136,7 @@ def test_jobs_give_identical_results_on_the_fixtures() -> None:
         assert runs[jobs].stderr == runs[1].stderr, jobs
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
     """A native crash in a worker (LibCST's parser on pathological input, the OOM killer) must not
     break the run: batch.check_files reports that one file and checks the others."""
@@ -162,6 +163,14 @@ def test_a_worker_that_dies_costs_only_its_own_file(monkeypatch) -> None:
 
 
 # Generated programs (hypothesmith) --------------------------------------------------------------------
+def _hypothesmith():
+    """hypothesmith, imported when a test first draws a program: its import and grammars cost seconds
+    that every collection of the suite (`-k`, `-m` included) used to pay."""
+    import hypothesmith
+
+    return hypothesmith
+
+
 # Generated code hardly ever mentions TensorFlow and a process API, so the text pre-filter would skip
 # it: each program is also linted behind a header that passes the pre-filter, and analysed directly.
 HEADER = (
@@ -219,16 +228,18 @@ def check_generated(source: str) -> None:
     analyse_everything(source)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(150)
-@given(hypothesmith.from_grammar())
+@given(st.deferred(lambda: _hypothesmith().from_grammar()))
 def test_generated_programs_from_the_grammar(source: str) -> None:
     check_generated(source)
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(40)
-@given(hypothesmith.from_node())
+@given(st.deferred(lambda: _hypothesmith().from_node()))
 def test_generated_programs_from_libcst_nodes(source: str) -> None:
     check_generated(source)
 
@@ -260,9 +271,10 @@ TEMPLATE = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # hypothesmith compiles what it generates
 @generated(100)
-@given(hypothesmith.from_node(libcst.Expr, auto_target=False))
+@given(st.deferred(lambda: _hypothesmith().from_node(libcst.Expr, auto_target=False)))
 def test_generated_expressions_at_process_boundaries(expression: str) -> None:
     """Arbitrary expressions as targets, pool callables, sent values, initargs and contexts."""
     source = TEMPLATE.format(expression)
@@ -304,6 +316,7 @@ def test_generated_mixes_of_rule_relevant_statements(parts: list[str], wrap: str
 
 
 # The benchmark script ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     output = tmp_path / "bench.json"
     result = processes.run(
@@ -323,6 +336,7 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     assert "| what |" in result.stdout
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_results_as_one_process(monkeypatch) -> None:
     """The CLI runs small batches in-process (batch.PARALLEL_MIN_FILES); force the pool here."""
     files, _ = collect_files([str(ROOT / "fixtures" / "lint")], Config())

@@ -530,6 +530,7 @@ def test_an_open_script_follows_unsaved_edits_of_a_module_it_imports(project):
     run(scenario)
 
 
+@pytest.mark.slow
 def test_an_open_script_follows_a_module_changed_on_disk_without_a_watcher(project):
     """A module the editor does not show, changed by another program (a git checkout), with a
     client that reports no file changes: the server's poll finds it within a bounded time."""

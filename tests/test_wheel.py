@@ -48,6 +48,7 @@ def wheel(tmp_path_factory) -> Path:
     return pip_wheel(str(base / "tree"), base / "dist")
 
 
+@pytest.mark.slow
 def test_the_license_is_the_apache_text_and_the_wheel_carries_it(wheel) -> None:
     license_text = (ROOT / "LICENSE").read_bytes()
     assert hashlib.sha256(license_text).hexdigest() == APACHE_2_SHA256
@@ -60,6 +61,7 @@ def test_the_license_is_the_apache_text_and_the_wheel_carries_it(wheel) -> None:
     assert "License: Apache-2.0" in metadata and "License-File: LICENSE" in metadata
 
 
+@pytest.mark.slow
 def test_explain_from_the_wheel_prints_the_repositorys_pages_evidence_included(wheel, tmp_path) -> None:
     """The pages' Evidence section quotes the probe's observations (docs/probe/evidence.json); the
     wheel carries them as package data, so an installed `explain` prints each page as committed."""
@@ -112,6 +114,7 @@ def test_install_hints_name_the_extras_requirements() -> None:
     assert NBFORMAT_INSTALL.startswith(f"pip install '{requirements('notebook').pop()}' ")
 
 
+@pytest.mark.slow
 def test_the_readmes_git_url_form_installs_a_commit_of_a_clone(tmp_path) -> None:
     """README's `pip install 'tfproc-lint[server] @ git+file://localhost/path/to/tfproc-lint@COMMIT_SHA'`,
     with a clone of this tree and its HEAD (pip clones it and builds that commit)."""
