@@ -165,7 +165,7 @@ def _checked_fix(report: Report, rule: Rule, analysis: FileAnalysis, source: str
     plan = builder.plan(analysis)
     if isinstance(plan, Refusal):
         return None, plan.reason
-    if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_safety.py)
+    if not fix_edits:  # listing findings: the plan's own checks stand (tests/test_fix_contract.py)
         return Fix(builder.title, builder.applicability, None), ""
     after = replace_nodes(analysis.module, plan, analysis.ancestors).code
     if after == source:
