@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import ray_returns
 from tfproc_lint.analysis.kinds import STATE_NOUNS, TF1_STATE
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class SentToProcess(Finding):
     """A session or graph sent through a route that pickles it, or inherited by a forked child."""
 
@@ -33,7 +31,7 @@ class SentToProcess(Finding):
                 f"{self.remedy}{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class SentToEngine(Finding):
     """A session or graph a Ray, Dask or Spark driver fails to serialise for its workers."""
 
@@ -52,7 +50,7 @@ class SentToEngine(Finding):
                 f"{self.failure}; {engines.REMEDIES[self.engine]}")
 
 
-@dataclass(frozen=True)
+@finding
 class ReturnedByRayTask(Finding):
     """A session or graph a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import dask, ray_refs, ray_returns
 from tfproc_lint.analysis.kinds import STATE_NOUNS, TF2_STATE, Kind
 from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class TFFunctionAsCallable(Finding):
     """A tf.function given as the callable of a route that pickles it."""
 
@@ -27,7 +25,7 @@ class TFFunctionAsCallable(Finding):
                 "(PicklingError) in the parent; pass a module-level function that calls it")
 
 
-@dataclass(frozen=True)
+@finding
 class SentToProcess(Finding):
     """A tf.function, Dataset, SavedModel or Keras model sent through a route that pickles it, or
     inherited by a forked child."""
@@ -53,7 +51,7 @@ class SentToProcess(Finding):
                 f"{self.remedy}{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class ModelToForkedManager(Finding):
     """A Keras model sent to a Manager whose server was forked after the parent started TensorFlow."""
 
@@ -72,7 +70,7 @@ class ModelToForkedManager(Finding):
                 f"hangs rebuilding it; keep the model in one process and share arrays{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class SentToEngine(Finding):
     """A traced tf.function or a Dataset a Ray, Dask or Spark driver fails to serialise, or a
     Keras model Dask's own serializer fails on."""
@@ -92,7 +90,7 @@ class SentToEngine(Finding):
                 f"{self.failure}; {engines.REMEDIES[self.engine]}")
 
 
-@dataclass(frozen=True)
+@finding
 class ReturnedByDaskTask(Finding):
     """A Keras model a Dask task returns where the module makes a distributed Client."""
 
@@ -111,7 +109,7 @@ class ReturnedByDaskTask(Finding):
                 "or return model.get_weights()")
 
 
-@dataclass(frozen=True)
+@finding
 class SharedWithRayTasks(Finding):
     """A Keras model handed to a Ray task submitted in a loop: each task loads its own copy."""
 
@@ -129,7 +127,7 @@ class SharedWithRayTasks(Finding):
                 "(or takes its weights) in __init__, its method called in the loop")
 
 
-@dataclass(frozen=True)
+@finding
 class ReturnedByRayTask(Finding):
     """A Dataset a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
 

@@ -13,7 +13,7 @@ from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.routes import RouteKind
 from tfproc_lint.analysis.values import merge
 from tfproc_lint.analysis.workers import WorkerKind
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Holder:
         return f"{self.words} `{self.name}`{self.tail}"
 
 
-@dataclass(frozen=True)
+@finding
 class CapturedState(Finding):
     """A bound method, closure or lambda given to a process whose object or closure holds state."""
 
@@ -45,7 +45,7 @@ class CapturedState(Finding):
                 f"module-level function that builds it in the worker{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class ImportedObjectState(Finding):
     """A bound method of an object whose class, in another module of the project, leaves state in it."""
 
@@ -64,7 +64,7 @@ class ImportedObjectState(Finding):
                 f"function that builds it in the worker{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class BoundModelPerTask(Finding):
     """An engine task that is a bound method of a Keras model: the model travels with every task."""
 
@@ -77,7 +77,7 @@ class BoundModelPerTask(Finding):
                 f"{engines.BOUND_MODEL_PER_TASK}; {engines.REMEDIES['dask']}")
 
 
-@dataclass(frozen=True)
+@finding
 class EngineCapturedState(Finding):
     """An engine task whose object, closure or globals hold state the engine pickles with it."""
 
@@ -94,7 +94,7 @@ class EngineCapturedState(Finding):
                 f"{self.engine} pickles with it: {self.happens}; {self.remedy}")
 
 
-@dataclass(frozen=True)
+@finding
 class ProcessSubclassState(Finding):
     """A Process subclass whose __init__ builds state in the parent."""
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
@@ -11,10 +9,10 @@ from tfproc_lint.analysis.workers import Owner
 from tfproc_lint.fixes.common import quoted_names
 from tfproc_lint.fixes.spawn_context import UseSpawnContext
 from tfproc_lint.knowledge.tensorflow import GRAPH_FORK_RATE
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class ForkedAfterRuntimeStart(Finding):
     noun: str = worded()  # the workers' maker: "Pool", "ProcessPoolExecutor", ...
     line: int = shown()  # where the runtime started
@@ -29,7 +27,7 @@ class ForkedAfterRuntimeStart(Finding):
                 f"{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class ForkedAfterGraphBuilding(Finding):
     noun: str = worded()
     reason: str = worded()  # what built the TF1 graph

@@ -3,7 +3,6 @@ children re-import the module."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 
 from tfproc_lint.analysis import engines, outcomes
@@ -11,7 +10,7 @@ from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.start_methods import is_library_module, set_start_method_calls
 from tfproc_lint.fixes.main_guard import GuardTheRest
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 REIMPORTING = ("spawn", "forkserver")
 _OWNERS = (Kind.POOL, Kind.PROCESS, Kind.EXECUTOR)
@@ -19,7 +18,7 @@ _GUARD = 'if __name__ == "__main__":'
 
 
 # `imported`, last in each: where another module of the project imports this one, or None.
-@dataclass(frozen=True)
+@finding
 class StartedAtImport(Finding):
     noun: str = worded()
     method: str
@@ -43,7 +42,7 @@ class StartedAtImport(Finding):
                 f"{self.assumption}")
 
 
-@dataclass(frozen=True)
+@finding
 class ClusterStartedAtImport(Finding):
     cluster: str = shown()  # the call that makes the cluster
     imported: str | None = worded()
@@ -58,7 +57,7 @@ class ClusterStartedAtImport(Finding):
                 f"starts; {remedy} (or pass `processes=False` for threads)")
 
 
-@dataclass(frozen=True)
+@finding
 class MethodSetAtImport(Finding):
     call: str = worded()  # the set_start_method call as spelled
     method: str

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.start_methods import catches_runtime_error, is_library_module, set_start_method_calls
 from tfproc_lint.fixes.context_object import UseContextObject
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 _ERROR = "`RuntimeError: context has already been set`"
 
 
-@dataclass(frozen=True)
+@finding
 class SetAfterFixed(Finding):
     call: str = worded()  # the set_start_method call as spelled
     line: int | None = shown()  # where the method was fixed; None: by this very call, which ran once already
@@ -29,7 +27,7 @@ class SetAfterFixed(Finding):
         return f"{self.call} can run after the start method was fixed ({why}): it raises {_ERROR}; {advice}"
 
 
-@dataclass(frozen=True)
+@finding
 class SetInLibrary(Finding):
     call: str = worded()
 

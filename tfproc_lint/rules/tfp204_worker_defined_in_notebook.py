@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis import outcomes
 from tfproc_lint.analysis.workers import WorkerKind
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 # Workers pickled by reference to their definition; lambdas and closures fail earlier, in the parent.
 BY_REFERENCE = (WorkerKind.FUNCTION, WorkerKind.METHOD)
 WHAT = {"POOL": "pool", "EXECUTOR": "executor", "PROCESS": "process"}
 
 
-@dataclass(frozen=True)
+@finding
 class WorkerInNotebook(Finding):
     method: str
     what: str  # pool, executor or process

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from tfproc_lint.analysis import engine_objects, engines
@@ -18,10 +16,10 @@ from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.worker_initializer import MoveStateToInitializer
 from tfproc_lint.knowledge.engines import TaskGrain
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class BuildsPerTask(Finding):
     """A pool task that builds TensorFlow state on every task."""
 
@@ -35,7 +33,7 @@ class BuildsPerTask(Finding):
                 f"once per worker with {self.pool}(initializer=...), one build per worker instead of one per task")
 
 
-@dataclass(frozen=True)
+@finding
 class ImportedBuildsPerTask(Finding):
     """A pool task defined in another module of the project that builds on every task."""
 
@@ -49,7 +47,7 @@ class ImportedBuildsPerTask(Finding):
                 f"per worker with {self.pool}(initializer=...), one build per worker instead of one per task")
 
 
-@dataclass(frozen=True)
+@finding
 class BuildsPerRequest(Finding):
     """A Ray Serve deployment's request handler that builds TensorFlow state on every request."""
 
@@ -63,7 +61,7 @@ class BuildsPerRequest(Finding):
                 f"time (line {self.line}: `{self.build}`): load it once per replica instead, in {self.where}")
 
 
-@dataclass(frozen=True)
+@finding
 class EngineBuildsPerTask(Finding):
     """An engine task that builds TensorFlow state on every call."""
 
@@ -79,7 +77,7 @@ class EngineBuildsPerTask(Finding):
                 f"`{self.build}`): {self.recipe}")
 
 
-@dataclass(frozen=True)
+@finding
 class EngineImportedBuildsPerTask(Finding):
     """The same, for a task defined in another module of the project."""
 

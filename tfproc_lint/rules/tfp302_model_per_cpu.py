@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-
 import libcst as cst
 
 from tfproc_lint.analysis import outcomes
@@ -15,10 +13,10 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.workers import RUNS_A_FUNCTION
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.knowledge import processes
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class ModelInEveryWorker(Finding):
     pool: str = shown()
     how_many: str = worded()  # how the pool is sized

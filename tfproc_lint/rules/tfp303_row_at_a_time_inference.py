@@ -7,8 +7,6 @@ model is kept per worker."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 
 from tfproc_lint.analysis import engine_models, engine_objects, engines, rows
 
@@ -19,7 +17,7 @@ from tfproc_lint.analysis.workers import RUNS_A_FUNCTION, WorkerKind
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.knowledge.engines import TaskGrain
 from tfproc_lint.knowledge.processes import ONE_TASK_METHODS, POOL_MAP_METHODS as MAP_METHODS
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 # Rows/s of the same model served three ways on 2 cores (one row = 64 floats, 2 spawn workers with an
 # initializer): one row per pool task, 64-row chunks per pool task, one process calling the model on
@@ -68,7 +66,7 @@ def _rates(pattern: str) -> str:
     return f"{min(rates):,}-{max(rates):,}"
 
 
-@dataclass(frozen=True)
+@finding
 class OneItemPerTask(Finding):
     """A pool task that runs the model on the one item it is given."""
 
@@ -85,7 +83,7 @@ class OneItemPerTask(Finding):
                 f"{_range('batched')})")
 
 
-@dataclass(frozen=True)
+@finding
 class OneRowPerCall(Finding):
     """An engine task or actor method that runs the model on one row per call."""
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import libcst as cst
 
 from tfproc_lint.analysis import engine_gpus, engines
@@ -12,12 +10,12 @@ from tfproc_lint.analysis.gpu_workers import GpuWorkerGroup, GroupKind, gpu_work
 from tfproc_lint.analysis.settings import gpu_evidence
 from tfproc_lint.fixes.memory_growth import TurnOnMemoryGrowth
 from tfproc_lint.knowledge import engines as engine_knowledge
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 _OUT_OF_MEMORY = "CUDA_ERROR_OUT_OF_MEMORY (ResourceExhaustedError)"
 
 
-@dataclass(frozen=True)
+@finding
 class WorkersTakeAllMemory(Finding):
     """A pool with several workers, several processes run together, or processes started in a loop."""
 
@@ -40,7 +38,7 @@ class WorkersTakeAllMemory(Finding):
                 "memory_limit, or give each worker its own GPU with CUDA_VISIBLE_DEVICES)")
 
 
-@dataclass(frozen=True)
+@finding
 class RayFractionalGpus(Finding):
     what: str  # task or actor
     name: str = shown()
@@ -54,7 +52,7 @@ class RayFractionalGpus(Finding):
                 "tf.config.experimental.set_memory_growth or set a memory_limit")
 
 
-@dataclass(frozen=True)
+@finding
 class SparkGpuShare(Finding):
     amount: str = worded()  # as spelled
     tasks: str  # how many tasks share one GPU
@@ -68,7 +66,7 @@ class SparkGpuShare(Finding):
                 "a memory_limit")
 
 
-@dataclass(frozen=True)
+@finding
 class EngineSession(Finding):
     session: str = shown()
     function: str = shown()
@@ -82,7 +80,7 @@ class EngineSession(Finding):
                 "`config=tf.compat.v1.ConfigProto(gpu_options=tf.compat.v1.GPUOptions(allow_growth=True))`")
 
 
-@dataclass(frozen=True)
+@finding
 class RayZeroGpuWorker(Finding):
     what: str  # task or actor
     name: str = shown()
@@ -100,7 +98,7 @@ class RayZeroGpuWorker(Finding):
                 "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=1")
 
 
-@dataclass(frozen=True)
+@finding
 class DaskGpuCluster(Finding):
     workers: int
     task: str = shown()

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import configuration_calls, forked_after_start, worker_calls
 from tfproc_lint.analysis.start_methods import catches_runtime_error
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge.tensorflow import GPU_ONLY_CONFIGURATION, RUNTIME_CONFIGURATION
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class ConfiguredAfterStart(Finding):
     call: str = shown()  # the tf.config function called
     line: int = shown()  # where the runtime started
@@ -28,7 +26,7 @@ class ConfiguredAfterStart(Finding):
                 f"{effect}; make it before line {self.line}, first thing in the program")
 
 
-@dataclass(frozen=True)
+@finding
 class ConfiguredInForkedWorker(Finding):
     call: str = shown()
     noun: str = worded()  # the workers' maker

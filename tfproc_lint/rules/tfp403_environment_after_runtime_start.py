@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.settings import environment_settings, forked_after_start, worker_nodes
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge import environment
-from tfproc_lint.rules.base import Example, Finding, Report, Rule, shown, worded
+from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
 
 
-@dataclass(frozen=True)
+@finding
 class SetAfterStart(Finding):
     setting: str = shown()  # as spelled
     variable: str  # the first variable it sets that TensorFlow reads at its start
@@ -25,7 +23,7 @@ class SetAfterStart(Finding):
                 "tensorflow` is safest)")
 
 
-@dataclass(frozen=True)
+@finding
 class SetInForkedWorker(Finding):
     setting: str = shown()
     variable: str
