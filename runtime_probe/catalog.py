@@ -119,6 +119,8 @@ def _scenario(path: Path, meta: dict, name: str) -> Scenario:
         raise ValueError(f"{path}: kind must be 'bad' or 'fixed', not {kind!r}")
     if expect.get("outcome") not in OUTCOMES:
         raise ValueError(f"{path}: expected outcome must be one of {OUTCOMES}")
+    if "or" in expect and {expect["outcome"], expect["or"]} != {"hang", "lost task"}:
+        raise ValueError(f"{path}: 'or' names the other of hang and lost task (the same failure, seen or not)")
     if kind == "fixed" and expect["outcome"] != "ok":
         raise ValueError(f"{path}: a fixed scenario must expect outcome 'ok'")
     return Scenario(

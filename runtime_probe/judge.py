@@ -13,7 +13,7 @@ NOT_CONFIRMED = "not confirmed"
 
 
 def describe_expectation(expect: dict) -> str:
-    text = expect["outcome"]
+    text = expect["outcome"] + (f" or {expect['or']}" if "or" in expect else "")
     if text == "exception":
         text += f" {expect.get('type', '?')}"
         if "match" in expect:
@@ -38,8 +38,8 @@ def check(scenario: Scenario, obs: Observation, observations: dict[str, Observat
     expect = scenario.expect
     if obs.outcome == PROBE_ERROR:
         return PROBE_ERROR, obs.detail
-    if obs.outcome != expect["outcome"]:
-        return NOT_CONFIRMED, f"expected {expect['outcome']}, observed {obs.summary()}"
+    if obs.outcome not in (expect["outcome"], expect.get("or")):
+        return NOT_CONFIRMED, f"expected {describe_expectation(expect)}, observed {obs.summary()}"
     if obs.outcome == "exception":
         if "type" in expect and obs.exc_type.rsplit(".", 1)[-1] != expect["type"]:
             return NOT_CONFIRMED, f"expected {expect['type']}, observed {obs.exc_type}"

@@ -354,6 +354,20 @@ def test_judge_exception_fields_and_relative_throughput(tmp_path):
     assert judge.check(slow, obs_ok(10), {})[0] == judge.NOT_CONFIRMED  # nothing to compare with
 
 
+def test_a_hang_or_a_lost_task_is_the_same_failure_where_the_scenario_says_so(tmp_path):
+    """A fork pool whose initializer raises replaces its workers for ever: seen dying under load
+    (a lost task), too fast to be seen otherwise (a hang)."""
+    either = scenario(tmp_path, "", {"outcome": "hang", "or": "lost task"})
+    only = scenario(tmp_path, "", {"outcome": "hang"})
+    lost = runner.Observation("lost task", 90, detail="1823 worker process(es) died, the parent kept waiting")
+    assert judge.check(either, lost, {}) == (judge.CONFIRMED, "")
+    assert judge.check(either, runner.Observation("hang", 40), {}) == (judge.CONFIRMED, "")
+    assert judge.check(only, lost, {})[0] == judge.NOT_CONFIRMED
+    assert judge.check(either, runner.Observation("ok", 1), {})[0] == judge.NOT_CONFIRMED
+    with pytest.raises(ValueError, match="'or'"):
+        scenario(tmp_path, "", {"outcome": "exception", "or": "hang"})
+
+
 def row(kind: str, verdict: str) -> dict:
     return {"kind": kind, "verdict": verdict}
 

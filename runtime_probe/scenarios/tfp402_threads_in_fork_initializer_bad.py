@@ -4,8 +4,9 @@ A common attempt to stop workers from oversubscribing the cores. The forked work
 parent's initialised runtime, so the call raises `RuntimeError: Intra op parallelism cannot be
 modified after initialization.` in every worker; a Pool does not report initializer errors, it
 replaces the dead worker, again and again (hundreds of tracebacks a minute), and `map` never
-returns. The workers die too fast for the probe to see them (it counts a worker that lived at least
-two samples, 0.1 s apart), so it reports a hang at the time limit rather than a lost task.
+returns. The workers usually die too fast for the probe to see them (it counts a worker that lived
+at least two samples, 0.1 s apart), so it reports a hang at the time limit; on a loaded machine they
+live long enough to be seen, and the same failure is a lost task (1,823 dead workers in one run).
 """
 import multiprocessing as mp
 
@@ -14,7 +15,7 @@ import tensorflow as tf
 
 from runtime_probe.support import report
 
-PROBE = {"rule": "TFP402", "kind": "bad", "expect": {"outcome": "hang"}, "timeout": 40}
+PROBE = {"rule": "TFP402", "kind": "bad", "expect": {"outcome": "hang", "or": "lost task"}, "timeout": 40}
 
 SIZE = 512
 
