@@ -132,9 +132,10 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
         if (rule.code, id(report.node)) not in seen:
             seen.add((rule.code, id(report.node)))
             unique.append((rule, report))
-    before = [((rule.code, report.finding.key()), report) for rule, report in unique]
+    keys = [report.finding.key() for _, report in unique]
+    before = [((rule.code, key), report) for (rule, report), key in zip(unique, keys)]
     diagnostics = []
-    for rule, report in unique:
+    for (rule, report), key in zip(unique, keys):
         fix, refusal = None, ""
         if report.fix is not None:
             fix, refusal = _checked_fix(report, rule, analysis, source, before, fix_edits, verify_fixes)
@@ -151,7 +152,7 @@ def _to_diagnostics(reports, analysis: FileAnalysis, source: str, fix_edits: boo
             end_col=position.end.column,
             related=tuple(_related(analysis, node, text) for node, text in report.related),
             manual_edit=(refusal or report.manual) if fix is None else None,
-            key=report.finding.key(),
+            key=key,
         ))
     return sorted(diagnostics, key=lambda d: d.sort_key)
 

@@ -6,6 +6,7 @@ from tfproc_lint.analysis import engine_objects, engines, outcomes
 from tfproc_lint.analysis.engines import ray_returns
 from tfproc_lint.analysis.kinds import STATE_NOUNS, TF1_STATE
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
+from tfproc_lint.rules.state_findings import ReturnedByRayTask, SentToEngine
 
 
 @finding
@@ -29,45 +30,6 @@ class SentToProcess(Finding):
         receiver = "the manager process" if self.to_manager else "a worker"
         return (f"{self.noun} `{self.state}` sent to {receiver} by {self.route}: {self.happens}; "
                 f"{self.remedy}{self.assumption}")
-
-
-@finding
-class SentToEngine(Finding):
-    """A session or graph a Ray, Dask or Spark driver fails to serialise for its workers."""
-
-    noun: str
-    state: str = shown()
-    engine: str  # its name: "ray", "dask", "spark"
-    route: str = worded()
-    failure: str = worded()
-
-    @classmethod
-    def of(cls, sent: engines.EngineSentState) -> SentToEngine:
-        return cls(STATE_NOUNS[sent.kind], sent.code, sent.engine, sent.route, sent.failure)
-
-    def message(self) -> str:
-        return (f"{self.noun} `{self.state}` sent to {engines.ENGINE_NOUNS[self.engine]} workers by {self.route}: "
-                f"{self.failure}; {engines.REMEDIES[self.engine]}")
-
-
-@finding
-class ReturnedByRayTask(Finding):
-    """A session or graph a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
-
-    noun: str
-    state: str = shown()
-    task: str = shown()  # the task's callable
-    line: int = shown()  # of the call that submits it
-    error: str  # what ray.get raises (measured)
-
-    @classmethod
-    def of(cls, returned: ray_returns.RayReturnedState) -> ReturnedByRayTask:
-        return cls(STATE_NOUNS[returned.kind], returned.code, returned.task, returned.line, returned.error)
-
-    def message(self) -> str:
-        return (f"{self.noun} `{self.state}` returned by a Ray task (`{self.task}`, line {self.line}): Ray pickles "
-                f"the result in the worker and ray.get raises {self.error}; return data or a path and build it "
-                "where it is used")
 
 
 class SessionCrossesProcess(Rule):

@@ -9,6 +9,7 @@ from tfproc_lint.analysis.routes import Pickling
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.fixes.state_initializer import LoadStateInWorker
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
+from tfproc_lint.rules.state_findings import ReturnedByRayTask, SentToEngine
 
 
 @finding
@@ -71,26 +72,6 @@ class ModelToForkedManager(Finding):
 
 
 @finding
-class SentToEngine(Finding):
-    """A traced tf.function or a Dataset a Ray, Dask or Spark driver fails to serialise, or a
-    Keras model Dask's own serializer fails on."""
-
-    noun: str
-    state: str = shown()
-    engine: str  # its name: "ray", "dask", "spark"
-    route: str = worded()
-    failure: str = worded()
-
-    @classmethod
-    def of(cls, sent: engines.EngineSentState) -> SentToEngine:
-        return cls(STATE_NOUNS[sent.kind], sent.code, sent.engine, sent.route, sent.failure)
-
-    def message(self) -> str:
-        return (f"{self.noun} `{self.state}` sent to {engines.ENGINE_NOUNS[self.engine]} workers by {self.route}: "
-                f"{self.failure}; {engines.REMEDIES[self.engine]}")
-
-
-@finding
 class ReturnedByDaskTask(Finding):
     """A Keras model a Dask task returns where the module makes a distributed Client."""
 
@@ -125,26 +106,6 @@ class SharedWithRayTasks(Finding):
         return (f"Keras model `{self.model}` ({self.how}) passed to {self.route} in a loop: "
                 f"{ray_refs.MODEL_PER_TASK}; build it once per actor instead: a @ray.remote class that loads it "
                 "(or takes its weights) in __init__, its method called in the loop")
-
-
-@finding
-class ReturnedByRayTask(Finding):
-    """A Dataset a Ray task returns: Ray pickles it in the worker, and `ray.get` raises."""
-
-    noun: str
-    state: str = shown()
-    task: str = shown()  # the task's callable
-    line: int = shown()  # of the call that submits it
-    error: str  # what ray.get raises (measured)
-
-    @classmethod
-    def of(cls, returned: ray_returns.RayReturnedState) -> ReturnedByRayTask:
-        return cls(STATE_NOUNS[returned.kind], returned.code, returned.task, returned.line, returned.error)
-
-    def message(self) -> str:
-        return (f"{self.noun} `{self.state}` returned by a Ray task (`{self.task}`, line {self.line}): Ray pickles "
-                f"the result in the worker and ray.get raises {self.error}; return data or a path and build it "
-                "where it is used")
 
 
 class RuntimeStateCrossesProcess(Rule):
