@@ -4,13 +4,13 @@ engine is one new module plus its entry."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import pkgutil
 
 import pytest
 
+from tfproc_lint import records
 from tfproc_lint.analysis import engines
 from tfproc_lint.analysis.engines import registry
 from tfproc_lint.analysis.engines.core import Engine
@@ -52,7 +52,7 @@ def test_each_engine_has_the_interface(engine) -> None:
 
 
 def test_a_hook_of_another_form_is_caught() -> None:
-    stripped = dataclasses.replace(engines.ENGINES[0], model_failure=lambda analysis, crossing: None)
+    stripped = records.replace(engines.ENGINES[0], model_failure=lambda analysis, crossing: None)
     assert wrong_hooks(stripped) == ["model_failure"]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from tfproc_lint.records import record
+
 
 class Applicability(str, enum.Enum):
     """Ruff's fix-safety model: only safe fixes are applied without `--unsafe-fixes`."""
@@ -27,7 +29,7 @@ class Edit:
     content: str
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     title: str
     applicability: Applicability
@@ -123,7 +125,7 @@ class Diagnostic:
         }
 
 
-@dataclass(frozen=True)
+@record
 class FileError:
     """A file that could not be read or parsed; reported in one line, the run goes on."""
 

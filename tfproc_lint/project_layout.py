@@ -17,17 +17,17 @@ import re
 from collections.abc import Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfproc_lint.knowledge import packages, processes
+from tfproc_lint.records import record
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 DEFAULT_SOURCE_FOLDERS = (".", "src")
 MODULE_SUFFIXES = (".py",)
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     root: Path
     sources: tuple[Path, ...]  # absolute, in the order modules are looked up

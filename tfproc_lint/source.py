@@ -9,16 +9,17 @@ from __future__ import annotations
 import ast
 import tokenize
 import warnings
-from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+
+from tfproc_lint.records import record
 
 
 class SourceError(Exception):
     """The source cannot be analysed (syntax error, ...); the message is one line."""
 
 
-@dataclass(frozen=True)
+@record
 class DecodedSource:
     text: str
     encoding: str

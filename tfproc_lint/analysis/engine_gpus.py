@@ -9,9 +9,10 @@ silences them: prefer a miss."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import libcst as cst
+
+from tfproc_lint.records import record
 
 from tfproc_lint.analysis import engines, gpu_shares
 from tfproc_lint.analysis.answers import per_file
@@ -25,7 +26,7 @@ from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.knowledge import environment, tensorflow
 
 
-@dataclass(frozen=True)
+@record
 class RayGpuShare:
     """A Ray task or actor that asks for a share of one GPU and runs TensorFlow unlimited."""
 
@@ -64,7 +65,7 @@ def ray_gpu_shares(analysis) -> list[RayGpuShare]:
     return found
 
 
-@dataclass(frozen=True)
+@record
 class SparkGpuShare:
     """`spark.task.resource.gpu.amount` below 1, and a task function that runs TensorFlow unlimited."""
 
@@ -131,7 +132,7 @@ def _hides_gpus_somewhere(analysis) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record
 class SessionTask:
     function: FunctionInfo  # an engine task function (or a Ray actor's method)
     session: cst.Call  # the TF1 Session it makes with no GPU memory option
@@ -162,7 +163,7 @@ def _makes_session(analysis, call: cst.Call) -> bool:
     return tensorflow.STATE_CONSTRUCTORS.get(analysis.name_of(call.func) or "") is Kind.SESSION
 
 
-@dataclass(frozen=True)
+@record
 class ZeroGpuWorker:
     info: FunctionInfo | ClassInfo
     gpu_info: FunctionInfo | ClassInfo  # a task or actor of the same file that asks for GPUs
@@ -207,7 +208,7 @@ def _scope(info):
     return info.scope.parent if isinstance(info, FunctionInfo) else info.outer
 
 
-@dataclass(frozen=True)
+@record
 class DaskGpuCluster:
     cluster: cst.Call  # LocalCluster(...) or Client(...) that makes one
     workers: int

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfproc_lint.config import display_path
+from tfproc_lint.records import record
 
 _SET_START_METHOD = re.compile(r"set_start_method\(\s*(?:method\s*=\s*)?(['\"])(\w+)\1")
 _METHODS = frozenset({"fork", "spawn", "forkserver"})
 
 
-@dataclass(frozen=True)
+@record
 class EntryPoint:
     """A script (an `if __name__ == "__main__":` block) that calls `set_start_method`."""
 

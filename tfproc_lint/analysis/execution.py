@@ -27,6 +27,7 @@ from tfproc_lint.analysis import engines
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 from tfproc_lint.knowledge import processes
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 MAX_CALL_DEPTH = 4
 
 
-@dataclass(frozen=True)
+@record
 class RuntimeStart:
     call: cst.Call
     reason: str

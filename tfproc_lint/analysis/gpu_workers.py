@@ -6,7 +6,6 @@ all is `settings.gpu_evidence`; the engines' workers are engine_gpus.py's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 import libcst as cst
@@ -16,6 +15,7 @@ from tfproc_lint.analysis.settings import memory_limits, worker_nodes
 from tfproc_lint.analysis.values import argument, keyword
 from tfproc_lint.analysis.walk import calls_in
 from tfproc_lint.analysis.workers import Owner
+from tfproc_lint.records import record
 
 
 class GroupKind(Enum):
@@ -24,7 +24,7 @@ class GroupKind(Enum):
     PROCESSES = "processes that run at the same time"
 
 
-@dataclass(frozen=True)
+@record
 class GpuWorkerGroup:
     """Worker processes that run TensorFlow together with no GPU memory limit reaching them."""
 

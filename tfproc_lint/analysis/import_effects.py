@@ -15,12 +15,12 @@ import ast
 import builtins
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfproc_lint.analysis.names import canonical
 from tfproc_lint.knowledge import packages, processes, tensorflow
 from tfproc_lint.project_layout import Layout, absolute_module
+from tfproc_lint.records import record
 
 TENSORFLOW_PACKAGES = frozenset(packages.RUNTIME_PACKAGES)
 PROCESS_PACKAGES = frozenset(packages.PROCESS_ROOTS)
@@ -28,7 +28,7 @@ _FIXING = frozenset({processes.SET_START_METHOD, processes.GET_CONTEXT, processe
 _BUILTINS = frozenset(dir(builtins))
 
 
-@dataclass(frozen=True)
+@record
 class ImportTimeEffects:
     """One module's import, as far as `ast` tells: whether it may act, and which of its names may
     act when another module calls them at its own import. (A record that can grow: the effects of

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 
 from tfproc_lint.analysis.import_effects import imported_bindings
 from tfproc_lint.project_layout import imported_names
+from tfproc_lint.records import record
 
 _NUMBER_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*\s*(?::[^=\n]*)?=\s*[-+]?[\d.]", re.MULTILINE)
 
 
-@dataclass(frozen=True)
+@record
 class ModuleOutline:
     """The names a module's top level defines and re-exports, as its summary names them."""
 

@@ -7,12 +7,12 @@ serialised per task.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.routes import Crossing, Pickling, RouteKind
 from tfproc_lint.analysis.values import Pickler
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -109,7 +109,7 @@ def assumption(crossing: Crossing | None, method: str, why: str) -> str:
     return ""
 
 
-@dataclass(frozen=True)
+@record
 class SentState:
     """TF state sent through a crossing, and what happens to it (TFP101's and TFP102's facts)."""
 
@@ -122,7 +122,7 @@ class SentState:
     assumption: str  # the start method assumed, or ""
 
 
-@dataclass(frozen=True)
+@record
 class ModelToForkedManager:
     """A Keras model sent to a Manager whose server was forked after the parent started TensorFlow."""
 

@@ -19,6 +19,7 @@ from tfproc_lint.analysis.symbols import CallSite, Scope, SymbolTable
 from tfproc_lint.analysis.values import Value, argument, keyword, positional
 from tfproc_lint.knowledge import processes
 from tfproc_lint.knowledge.processes import TaskData
+from tfproc_lint.records import record
 
 _ITERABLE_DISPLAYS = (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.BinaryOperation)
 ROUTE_METHODS = (set(processes.POOL_TASK_METHODS) | processes.QUEUE_PUT_METHODS | processes.PROXY_SENDING_METHODS
@@ -50,7 +51,7 @@ class Pickling(enum.Enum):
     FEEDER_THREAD = "feeder-thread"  # later, by the queue's feeder thread: an error is printed, not raised
 
 
-@dataclass(frozen=True)
+@record
 class Route:
     """Which call sends: its kind, the method called and, where the text names it, the receiver."""
 

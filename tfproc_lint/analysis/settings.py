@@ -8,7 +8,6 @@ workers inherit a parent whose runtime already started.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
@@ -19,6 +18,7 @@ from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.knowledge import environment, tensorflow
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -28,7 +28,7 @@ MAX_WORKER_DEPTH = 3
 _GPU_DEVICE = re.compile(r"(?i)^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?gpu(?::|$)")
 
 
-@dataclass(frozen=True)
+@record
 class EnvSetting:
     """`os.environ["CUDA_VISIBLE_DEVICES"] = ...`, `os.environ.update(...)`, `os.putenv(...)`."""
 
@@ -239,7 +239,7 @@ def _string_parts(node: cst.BaseExpression) -> Iterator[str]:
         yield from _string_parts(node.func.value)
 
 
-@dataclass(frozen=True)
+@record
 class MemoryLimit:
     anchor: cst.CSTNode  # a call or an Assign statement, as the execution walk records it
     what: str

@@ -10,7 +10,6 @@ module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -20,6 +19,7 @@ from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite
 from tfproc_lint.analysis.values import argument, keyword, literal_start_method
 from tfproc_lint.knowledge import processes
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 _CATCHING = frozenset({"RuntimeError", "Exception", "BaseException"})
 
 
-@dataclass(frozen=True)
+@record
 class SetStartMethod:
     call: cst.Call
     site: CallSite

@@ -11,7 +11,6 @@ pool, but it starts a thread of its own (`builds_graph`): a fork after it can ha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,6 +24,7 @@ from tfproc_lint.analysis.values import argument
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.knowledge import tensorflow
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
@@ -35,7 +35,7 @@ _GRAPH_BUILDERS = frozenset({"tensorflow.Graph", "tensorflow.train.import_meta_g
 MAX_WORKER_DEPTH = 3
 
 
-@dataclass(frozen=True)
+@record
 class ExecutionMode:
     """How TensorFlow ops behave in this module: eager (TF2) or graph building (TF1)."""
 

@@ -13,6 +13,7 @@ import libcst as cst
 from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.knowledge.engines import TaskGrain
+from tfproc_lint.records import record
 
 # How many steps names, values and classes are followed.
 MAX_DEPTH = 6
@@ -53,7 +54,7 @@ class TaskCall(Enum):
     OBJECT_METHOD = "object method"  # a method of an engine object (client.submit, rdd.map): EngineTask.method
 
 
-@dataclass(frozen=True)
+@record
 class EngineTask:
     """What an engine crossing's owner (a Value of kind ENGINE) knows of the work it sends."""
     engine: str  # "ray", "dask", "spark" (knowledge.engines.ENGINE_FACTS)

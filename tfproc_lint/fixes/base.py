@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 from tfproc_lint.diagnostics import Applicability
+from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.file_analysis import FileAnalysis
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 Plan = dict
 
 
-@dataclass(frozen=True)
+@record
 class Refusal:
     """No rewrite for this finding (manual edit required), and why, where the reason helps the
     user ("" where it would not)."""

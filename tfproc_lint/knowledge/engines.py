@@ -7,10 +7,10 @@ never imports the linter. tests/test_api_knowledge*.py check the names against t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from tfproc_lint.knowledge.kinds import Kind
+from tfproc_lint.records import record
 
 
 class TaskGrain(Enum):
@@ -306,7 +306,7 @@ ITERATOR_TYPES = frozenset({"typing.Iterator", "collections.abc.Iterator", "typi
 
 
 # --- Each engine's words: its noun and its remedies ---------------------------------------------------
-@dataclass(frozen=True)
+@record
 class EngineFacts:
     name: str  # "ray": the first part of its object types ("ray.dataset") and its key in the tables above
     noun: str  # "Ray", in messages

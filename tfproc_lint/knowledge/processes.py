@@ -9,9 +9,9 @@ tests/test_api_knowledge.py checks the names against the installed libraries.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from tfproc_lint.knowledge.kinds import Kind
+from tfproc_lint.records import record
 
 # --- Processes -------------------------------------------------------------------------------------
 PROCESS_CONSTRUCTORS: dict[str, Kind] = {
@@ -131,7 +131,7 @@ class TaskData(enum.Enum):
     STAR_ARGS = "star_args"  # one task, its arguments given one by one: pathos's pool.pipe(f, *args)
 
 
-@dataclass(frozen=True)
+@record
 class PoolTaskMethod:
     callable_index: int  # the function the tasks run
     data_index: int  # the iterable, or the args tuple

@@ -6,11 +6,11 @@ import enum
 import importlib
 import re
 import textwrap
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, ClassVar, Iterable
 
 import libcst as cst
 
+from tfproc_lint import records
 from tfproc_lint.diagnostics import Severity
 from tfproc_lint.fixes.base import FixBuilder
 
@@ -30,17 +30,17 @@ class FixAvailability(enum.Enum):
 def shown(**kwargs):
     """A `Finding` field its message shows but its identity leaves out: a line number or quoted
     code, which a rewrite elsewhere in the file may move or change."""
-    return field(compare=False, **kwargs)
+    return records.field(compare=False, **kwargs)
 
 
 def worded(**kwargs):
     """A `Finding` field holding text an analysis module words (why a start method is assumed,
     what starts the runtime, what happens, a remedy, a route): part of the identity less the line
     numbers and quoted code in it, until the analysis gives facts instead."""
-    return field(metadata={"worded": True}, **kwargs)
+    return records.field(worded=True, **kwargs)
 
 
-@dataclass(frozen=True)
+@records.record(eq=False, repr=False)
 class Finding:
     """One shape of a rule's findings (Ruff's violation structs): the facts its message words,
     as plain data. Its fields, less the `shown()` ones, are its identity across a rewrite: a fix
@@ -51,18 +51,19 @@ class Finding:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{f.name}={getattr(self, f.name)!r}' for f in fields(self))})"
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in records.fields(self))
+        return f"{type(self).__name__}({shown})"
 
     def key(self) -> tuple:
-        return (type(self).__name__, *(_identity(getattr(self, f.name), f.metadata.get("worded", False))
-                                       for f in fields(self) if f.compare))
+        return (type(self).__name__, *(_identity(getattr(self, f.name), f.worded)
+                                       for f in records.fields(self) if f.compare))
 
 
 def finding(cls):
-    """Declare a `Finding` subclass: a frozen dataclass without generated `__eq__`, `__hash__` and
-    `__repr__` (findings are compared by `key()`, shown by the base's `__repr__`), which halves
-    what defining one costs at import (about 0.3 ms of 0.9 ms here: every worker process pays it)."""
-    return dataclass(frozen=True, eq=False, repr=False)(cls)
+    """Declare a `Finding` subclass: a frozen record (tfproc_lint/records.py) without `__eq__`,
+    `__hash__` and its own `__repr__`: findings are compared by `key()` and shown by the base's
+    `__repr__`."""
+    return records.record(eq=False, repr=False)(cls)
 
 
 def _identity(value, is_worded: bool):
@@ -72,7 +73,7 @@ def _identity(value, is_worded: bool):
 LINE_OR_CODE = re.compile(r"lines? \d+(?:, \d+)*|`[^`]*`")
 
 
-@dataclass(frozen=True)
+@records.record
 class Report:
     """What a rule reports: the node to point at, the finding, an optional fix builder."""
 
@@ -93,7 +94,7 @@ class Report:
         return self.finding.message()
 
 
-@dataclass(frozen=True)
+@records.record
 class Example:
     """An inline example: the code and the codes it must produce (Fixit's VALID/INVALID).
 

@@ -10,7 +10,6 @@ does (TaskCall) and the engine's own details (for Ray, the `num_gpus` node).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import libcst as cst
@@ -22,6 +21,7 @@ from tfproc_lint.analysis.values import EngineTask, Pickler, TaskCall, Value
 from tfproc_lint.analysis.walk import calls_in, iter_tree, returns_in
 from tfproc_lint.analysis.workers import Worker, WorkerKind
 from tfproc_lint.knowledge.engines import EngineFacts, TaskGrain
+from tfproc_lint.records import record
 
 MAX_DEPTH = 8
 
@@ -42,7 +42,7 @@ def _no_declared_tasks(analysis) -> set[FunctionInfo]:
     return set()
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Engine:
     """One distributed engine: its knowledge (name, noun, remedies: knowledge/engines.py) and what its
     module of analysis/engines/ provides to find and judge its crossings. The defaults are what most

@@ -9,7 +9,6 @@ The knowledge is data in knowledge/engines.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
@@ -23,6 +22,7 @@ from tfproc_lint.analysis.values import TaskCall, keyword
 from tfproc_lint.analysis.walk import iter_tree, returns_in
 from tfproc_lint.knowledge import engines as knowledge
 from tfproc_lint.knowledge.engines import TaskGrain
+from tfproc_lint.records import record
 
 # The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 # client.submit / client.map keywords that configure the task rather than reach the function.
@@ -127,7 +127,7 @@ def dask_pickles(analysis, crossing: Crossing) -> bool:
     return task.call is not TaskCall.DELAYED and task.receiver_type not in DASK_THREADED_OBJECTS
 
 
-@dataclass(frozen=True)
+@record
 class ReturnedModel:
     """A Keras model a Dask task returns under a distributed Client (TFP102's facts)."""
 

@@ -9,7 +9,6 @@ An actor that builds the model in `__init__` holds one per actor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -18,6 +17,7 @@ from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import TaskCall
 from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.records import record
 
 # Measured (runtime_probe/scenarios/tfp102_ray_put_model_*, ray.init(num_cpus=2)): a 1.3 million
 # weight model (5 MB) through `ray.put` to 24 tasks: 24 copies, 16 tasks/s; two actors that build
@@ -28,7 +28,7 @@ MODEL_PER_TASK = (
 _TASK_CALLS = (TaskCall.TASK, TaskCall.ACTOR_METHOD)  # an actor's constructor runs once per actor
 
 
-@dataclass(frozen=True)
+@record
 class SharedModel:
     """A Keras model handed to a Ray task submitted in a loop (TFP102's facts; MODEL_PER_TASK: the cost)."""
 

@@ -4,16 +4,16 @@ wrapped in a RayTaskError (engine_knowledge.RAY_RETURN_ERRORS, measured). A Kera
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.analysis.engines import core
 from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.values import TaskCall
 from tfproc_lint.analysis.walk import returns_in
+from tfproc_lint.records import record
 
 
-@dataclass(frozen=True)
+@record
 class RayReturnedState:
     """TF state a Ray task returns that does not pickle (TFP101's and TFP102's facts)."""
 

@@ -6,7 +6,6 @@ or a SparkConf (TFP401). The knowledge is data in knowledge/engines.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import libcst as cst
@@ -20,6 +19,7 @@ from tfproc_lint.analysis.values import TaskCall, argument
 from tfproc_lint.knowledge import engines as knowledge
 from tfproc_lint.knowledge import environment
 from tfproc_lint.knowledge.engines import TaskGrain
+from tfproc_lint.records import record
 
 # The engine's hooks (core.Engine; ENGINE at the end) -------------------------------------------------
 _UDFS = knowledge.SPARK_ROW_UDFS | knowledge.SPARK_PANDAS_UDFS
@@ -154,7 +154,7 @@ def spark_task_functions(analysis, near: cst.CSTNode) -> set[FunctionInfo]:
 
 
 # GPU scheduling (TFP401; shares of one GPU are read by analysis/gpu_shares.py) ------------------------
-@dataclass(frozen=True)
+@record
 class SparkSetting:
     call: cst.Call  # `.config(key, value)` or `.set(key, value)`
     key: str

@@ -4,7 +4,6 @@ with registry.py's nouns and remedies)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import libcst as cst
 
@@ -16,6 +15,7 @@ from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.values import TaskCall, Value
 from tfproc_lint.analysis.walk import read_names
 from tfproc_lint.knowledge import engines as knowledge
+from tfproc_lint.records import record
 
 
 def worker_functions(analysis) -> set[FunctionInfo]:
@@ -103,7 +103,7 @@ def crossing_failure(analysis, crossing: Crossing, node, value: Value, captured:
     return f"{error} (cannot pickle 'Graph' object)"
 
 
-@dataclass(frozen=True)
+@record
 class EngineSentState:
     """TF state an engine fails to send to its workers (TFP101's and TFP102's facts)."""
 
