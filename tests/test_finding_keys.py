@@ -8,7 +8,7 @@ import dataclasses
 import libcst as cst
 import pytest
 
-from tfproc_lint import engine
+from tfproc_lint import engine, records
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.config import Config, apply_options
 from tfproc_lint.engine import _checked_fix, finding_key, lint_source
@@ -90,9 +90,9 @@ def test_a_key_leaves_out_positions_and_quoted_code() -> None:
     runtime started have one key; one that differs in a fact does not."""
     finding = tfp403.SetAfterStart("os.environ['TF_GPU_ALLOCATOR'] = 'cuda_malloc_async'", "TF_GPU_ALLOCATOR", 5,
                                    "`tf.ones(...)` on line 5")
-    moved = dataclasses.replace(finding, setting="os.environ.update(TF_GPU_ALLOCATOR=a)", line=9,
-                                reason="`tf.ones((2, 2))` on line 9")
-    other = dataclasses.replace(finding, variable="CUDA_VISIBLE_DEVICES")
+    moved = records.replace(finding, setting="os.environ.update(TF_GPU_ALLOCATOR=a)", line=9,
+                            reason="`tf.ones((2, 2))` on line 9")
+    other = records.replace(finding, variable="CUDA_VISIBLE_DEVICES")
     assert finding.key() == moved.key() != other.key()
     assert finding.message() != moved.message()
 
@@ -112,13 +112,16 @@ def test_a_refusal_is_a_value() -> None:
 
 def _facts(finding):
     """(field, value, worded) of the fields a finding's key holds, Holder-like parts opened."""
-    for field in dataclasses.fields(finding):
-        if field.compare:
-            value = getattr(finding, field.name)
-            if dataclasses.is_dataclass(value):
-                yield from _facts(value)
-            else:
-                yield field.name, value, field.metadata.get("worded", False)
+    if dataclasses.is_dataclass(finding):
+        compared = [(f.name, f.metadata.get("worded", False)) for f in dataclasses.fields(finding) if f.compare]
+    else:
+        compared = [(f.name, f.worded) for f in records.fields(finding) if f.compare]
+    for name, is_worded in compared:
+        value = getattr(finding, name)
+        if dataclasses.is_dataclass(value) or hasattr(value, "__record_fields__"):
+            yield from _facts(value)
+        else:
+            yield name, value, is_worded
 
 
 EXAMPLES = [(rule, example) for rule in all_rules() for example in rule.bad_examples]
