@@ -263,7 +263,7 @@ class ExecutionWalk:
         state = self.expression(node.test, state, graph, depth)
         if state is UNREACHABLE:
             return state
-        then = self.suite(node, state, graph, depth)
+        then = UNREACHABLE if self._never_true(node.test) else self.suite(node, state, graph, depth)
         if node.orelse is None:
             otherwise = state
         elif isinstance(node.orelse, cst.If):
@@ -271,6 +271,23 @@ class ExecutionWalk:
         else:
             otherwise = self.suite(node.orelse, state, graph, depth)
         return join(then, otherwise)
+
+    def _never_true(self, test: cst.BaseExpression) -> bool:
+        """`if False:`, or `if CHECK_DEVICES:` where the module binds `CHECK_DEVICES = False` once and
+        nowhere else (a flag that is off): the branch never runs."""
+        if _is_false(test):
+            return True
+        if not isinstance(test, cst.Name):
+            return False
+        symbols = self.analysis.symbols
+        bindings = symbols.module_scope.bindings.get(test.value, ())
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not _is_false(bindings[0].value):
+            return False
+        for parent in self.analysis.ancestors(test):  # a local of the same name hides it
+            scope = symbols.scope_of_node.get(parent)
+            if scope is not None and scope.kind != "module" and test.value in scope.bindings:
+                return False
+        return True
 
     def loop(self, node, state, graph, depth):
         head = node.iter if isinstance(node, cst.For) else node.test
@@ -389,6 +406,11 @@ def _instance_method(info: FunctionInfo | None, constructor: FunctionInfo) -> bo
 def _else_and_finally(node) -> list[cst.CSTNode]:
     parts = [part for part in (node.orelse, node.finalbody) if part is not None]
     return [n for part in parts for n in iter_tree(part)]
+
+
+def _is_false(value) -> bool:
+    return (isinstance(value, cst.Name) and value.value in ("False", "None")) or (
+        isinstance(value, cst.Integer) and value.evaluated_value == 0)
 
 
 def _is_true(test: cst.BaseExpression) -> bool:
