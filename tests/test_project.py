@@ -230,6 +230,47 @@ def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(
     assert "remove the call from that module" in finding["message"]
 
 
+def test_fork_reached_through_calls_names_the_start_in_the_calling_module(capsys, monkeypatch) -> None:
+    """run_nightly.py lists the devices (the runtime starts), then calls nightly.scoring.score_all(),
+    whose pool forks: the finding is at the pool, naming the start and the call in the entry point
+    (in its message and as related places), with the library's spawn-context fix."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "fork_reached_through_calls")
+    clear_caches()
+    cli.main(["check", "nightly/scoring.py", "--no-cache", "--format", "json", "--unsafe-fixes"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "TFP201" and finding["line"] == 13
+    assert ("pool forked after the parent started TensorFlow's runtime in another module (run_nightly.py:16: "
+            "lists devices (tf.config.list_logical_devices())), which then calls score_all() (run_nightly.py:18)"
+            ) in finding["message"]
+    assert "or call score_all() before the runtime starts" in finding["message"]
+    related = [(r["path"], r["line"], r["column"]) for r in finding["related"]]
+    assert related == [("run_nightly.py", 16, 23), ("run_nightly.py", 18, 11)]
+    assert finding["fix"] is not None
+
+
+def test_fork_reached_through_calls_follows_edits_of_the_calling_module(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The library's result depends on the entry point that calls it: moving the call before the
+    start there clears the library's finding, from the cache too."""
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "fixtures" / "projects" / "fork_reached_through_calls", project)
+    monkeypatch.chdir(project)
+    entry = project / "run_nightly.py"
+
+    def run() -> list[str]:
+        clear_caches()
+        cli.main(["check", "nightly/scoring.py", "--format", "json", "-j", "1"])
+        return [d["code"] for d in json.loads(capsys.readouterr().out)["findings"]]
+
+    assert run() == ["TFP201"]
+    assert run() == ["TFP201"]  # from the cache
+    original = entry.read_text(encoding="utf-8")
+    entry.write_text(original.replace("    print(score_all(range(4)))\n", "").replace(
+        "def main():\n", "def main():\n    print(score_all(range(4)))\n"), encoding="utf-8")
+    assert run() == []
+    entry.write_text(original, encoding="utf-8")
+    assert run() == ["TFP201"]
+
+
 # cache --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("racy", [2.0, -3600.0], ids=["fresh", "settled"])
 def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: float, capsys, monkeypatch) -> None:

@@ -17,6 +17,7 @@ The same walk answers other "has X happened yet?" questions when given another `
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
+    from tfproc_lint.analysis.project_names import CallerStart
     from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 
 MAX_CALL_DEPTH = 4
@@ -38,8 +40,10 @@ MAX_CALL_DEPTH = 4
 
 @record
 class RuntimeStart:
-    call: cst.Call
+    call: cst.Call  # or, for a start in a calling module, the called function's name
     reason: str
+    # Started in another project module, which then calls the function walked from this state
+    caller: CallerStart | None = None
 
 
 class _Unreachable:
@@ -74,10 +78,11 @@ class _Frame:
 
 class ExecutionWalk:
     def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None, detect_import=None,
-                 imports_only: bool = False) -> None:
+                 imports_only: bool = False, entries: "Mapping[FunctionInfo, RuntimeStart] | None" = None) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
         (default: TensorFlow's runtime, `usage.initialises_runtime`; only then are a pool's tasks
-        walked from the state its initializer leaves in the worker)."""
+        walked from the state its initializer leaves in the worker). `entries`: functions that other
+        modules call where the runtime may have started, walked once more from that state."""
         self.analysis = analysis
         self.follows_initializers = detect is None
         self.usage = usage
@@ -97,6 +102,7 @@ class ExecutionWalk:
         self._loops: list[_Frame] = []
         self._tries: list[_Frame] = []
         self.imports_only = imports_only  # walk only what importing the module runs (a summary's)
+        self._entries = entries or {}
         self._run()
 
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
@@ -165,6 +171,8 @@ class ExecutionWalk:
         for info in functions.values():
             if info.node not in reached:
                 self.function(info, None if info in fresh else on_import, False, depth=1)
+        for info, started in self._entries.items():
+            self.function(info, started, False, depth=1)
 
     def runs_on_import(self, node: cst.CSTNode) -> bool:
         """The call runs when the module is imported (outside the `__main__` block), directly
