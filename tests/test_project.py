@@ -232,20 +232,23 @@ def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(
 
 def test_fork_reached_through_calls_names_the_start_in_the_calling_module(capsys, monkeypatch) -> None:
     """run_nightly.py lists the devices (the runtime starts), then calls nightly.scoring.score_all(),
-    whose pool forks: the finding is at the pool, naming the start and the call in the entry point
-    (in its message and as related places), with the library's spawn-context fix."""
+    whose pool forks, and the `score` method of a ShardScorer it made before: each finding is at the
+    pool, naming the start and the call in the entry point (in its message and as related places),
+    with the library's spawn-context fix."""
     monkeypatch.chdir(ROOT / "fixtures" / "projects" / "fork_reached_through_calls")
     clear_caches()
     cli.main(["check", "nightly/scoring.py", "--no-cache", "--format", "json", "--unsafe-fixes"])
-    [finding] = json.loads(capsys.readouterr().out)["findings"]
-    assert finding["code"] == "TFP201" and finding["line"] == 13
-    assert ("pool forked after the parent started TensorFlow's runtime in another module (run_nightly.py:16: "
-            "lists devices (tf.config.list_logical_devices())), which then calls score_all() (run_nightly.py:18)"
-            ) in finding["message"]
-    assert "or call score_all() before the runtime starts" in finding["message"]
-    related = [(r["path"], r["line"], r["column"]) for r in finding["related"]]
-    assert related == [("run_nightly.py", 16, 23), ("run_nightly.py", 18, 11)]
-    assert finding["fix"] is not None
+    function, method = json.loads(capsys.readouterr().out)["findings"]
+    assert function["code"] == "TFP201" and function["line"] == 13
+    assert ("pool forked after the parent started TensorFlow's runtime in another module (run_nightly.py:17: "
+            "lists devices (tf.config.list_logical_devices())), which then calls score_all() (run_nightly.py:19)"
+            ) in function["message"]
+    assert "or call score_all() before the runtime starts" in function["message"]
+    related = [(r["path"], r["line"], r["column"]) for r in function["related"]]
+    assert related == [("run_nightly.py", 17, 23), ("run_nightly.py", 19, 11)]
+    assert function["fix"] is not None
+    # A method called on an object made before the start, called after it.
+    assert method["line"] == 24 and "which then calls ShardScorer.score() (run_nightly.py:19)" in method["message"]
 
 
 def test_fork_reached_through_calls_follows_edits_of_the_calling_module(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -261,14 +264,15 @@ def test_fork_reached_through_calls_follows_edits_of_the_calling_module(tmp_path
         cli.main(["check", "nightly/scoring.py", "--format", "json", "-j", "1"])
         return [d["code"] for d in json.loads(capsys.readouterr().out)["findings"]]
 
-    assert run() == ["TFP201"]
-    assert run() == ["TFP201"]  # from the cache
+    assert run() == ["TFP201", "TFP201"]
+    assert run() == ["TFP201", "TFP201"]  # from the cache
     original = entry.read_text(encoding="utf-8")
-    entry.write_text(original.replace("    print(score_all(range(4)))\n", "").replace(
-        "def main():\n", "def main():\n    print(score_all(range(4)))\n"), encoding="utf-8")
-    assert run() == []
+    start = '    print("devices:", tf.config.list_logical_devices())\n    warm_up()\n'
+    scores = "    print(score_all(range(4)), scorer.score(range(4)))\n"
+    entry.write_text(original.replace(start, "").replace(scores, scores + start), encoding="utf-8")
+    assert run() == []  # both calls now come before the start
     entry.write_text(original, encoding="utf-8")
-    assert run() == ["TFP201"]
+    assert run() == ["TFP201", "TFP201"]
 
 
 # cache --------------------------------------------------------------------------------------------

@@ -6,9 +6,10 @@ its execution walk says TensorFlow's runtime may have started, each with that st
 (`Project.callers`), and the module's own analysis reads them through `ProjectNames.callers`.
 
 From the called module (`caller_entries`): those calls, matched to the functions they run (a
-function, a class's constructor, a static call `Class.method`), as the states the execution walk
-starts them from (`FileAnalysis.caller_walk`): a pool that such a function forks forks a parent
-whose runtime runs, though nothing in its own file started it.
+function, a class's constructor, a method called as `Class.method` or on an object the calling
+module made from the class), as the states the execution walk starts them from
+(`FileAnalysis.caller_walk`): a pool that such a function forks forks a parent whose runtime
+runs, though nothing in its own file started it.
 """
 
 from __future__ import annotations
@@ -34,10 +35,15 @@ def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart
     walk = analysis.execution
     found: dict[str, CallerStart] = {}
     for site, name in analysis.calls.resolved():
-        started = walk.started_before(site.node) if name else None
+        started = walk.started_before(site.node)
         if started is None:
             continue
-        located = project.locate(name)
+        func = site.node.func
+        made = analysis._imported_instance(func.value, site.scope, site.order) \
+            if isinstance(func, cst.Attribute) else None
+        if made is not None:  # a method called on an object made from a class of a project module
+            name = f"{made[1]}.{func.attr.value}"
+        located = project.locate(name) if name else None
         if located is None or located[0] != module or not located[1] or located[1] in found:
             continue
         method = analysis.file_start_method

@@ -104,7 +104,7 @@ class RuntimeInitialisedBeforeFork(Rule):
         "imported worker that runs TensorFlow, a helper or an import that starts the runtime, a "
         "start method an imported module sets at import. A function of this module that another "
         "project module calls after its runtime may have started (a function, a constructor, a "
-        "static `Class.method` call; not yet a method called on an instance) is walked from that start: "
+        "method called on an object that module made) is walked from that start: "
         "the finding is at the workers, naming the start and the call in the other module. A start "
         "method set by an entry point that imports this module is not seen, unless the module has no "
         "`if __name__ == \"__main__\":` block or that entry point calls the forking function: set "
