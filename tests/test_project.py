@@ -275,6 +275,47 @@ def test_fork_reached_through_calls_follows_edits_of_the_calling_module(tmp_path
     assert run() == ["TFP201", "TFP201"]
 
 
+def test_fork_reached_through_a_chain_of_calls_and_an_import_cycle(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The start two modules away counts (run_nightly.py -> nightly.pipeline.finish() ->
+    nightly.archive.archive_all()), named with the call in the module between; modules that import
+    each other end the search (each module's callers asked once on a chain)."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "fork_reached_through_calls")
+    clear_caches()
+    cli.main(["check", "nightly/archive.py", "--no-cache", "--format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert ("in another module (run_nightly.py:17: lists devices (tf.config.list_logical_devices())), which then "
+            "calls archive_all() (nightly/pipeline.py:6)") in finding["message"]
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "a.py").write_text(textwrap.dedent("""\
+        import tensorflow as tf
+        import b
+
+        def go():
+            tf.config.list_logical_devices()
+            b.run()
+        """), encoding="utf-8")
+    (tmp_path / "b.py").write_text(textwrap.dedent("""\
+        import multiprocessing as mp
+        import tensorflow as tf
+        import a
+
+        def norm(seed):
+            return float(tf.norm(tf.random.normal((512, 512), seed=seed)))
+
+        def run():
+            with mp.Pool(2) as pool:
+                return pool.map(norm, range(4))
+
+        def again():
+            a.go()
+        """), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    cli.main(["check", ".", "--no-cache", "--format", "json", "-j", "1"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(Path(f["path"]).as_posix(), f["line"], f["code"]) for f in findings] == [("b.py", 9, "TFP201")]
+
+
 # cache --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("racy", [2.0, -3600.0], ids=["fresh", "settled"])
 def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: float, capsys, monkeypatch) -> None:

@@ -39,6 +39,7 @@ from tfproc_lint.source import SourceError, decode, parse_guard
 
 MAX_PROJECTS = 16
 MAX_SUMMARY_DEPTH = 2  # summaries of summaries' imports are computed file by file
+MAX_CALLER_DEPTH = 2  # modules of a chain of calls whose callers are asked (callers of callers)
 MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
 
 
@@ -55,8 +56,8 @@ class Project:
         self._entry_points: list[EntryPoint] | None = None
         self._files: list[Path] | None = None  # the project's Python files, when first needed
         self._importers: dict[Path, tuple[tuple[Path, int], ...]] = {}
-        # (importing file, module) -> (its digest, its calls into the module after a start, files read)
-        self._callers: dict[tuple[Path, str], tuple[str, tuple[CallerStart, ...], frozenset]] = {}
+        # (importing file, module, depth) -> (its digest, its calls into the module after a start, files read)
+        self._callers: dict[tuple[Path, str, int], tuple[str, tuple[CallerStart, ...], frozenset]] = {}
         self._active_callers: set[Path] = set()
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._import_effects = ImportEffects(layout, self._syntax_tree)  # which modules act at import
@@ -118,7 +119,7 @@ class Project:
         analysed, once per content; the result depends on what that analysis read."""
         target = Path(os.path.abspath(path))
         module = self.layout.module_name(target)
-        if module is None or target in self._active_callers:
+        if module is None or target in self._active_callers or len(self._active_callers) >= MAX_CALLER_DEPTH:
             return ()
         found: list[CallerStart] = []
         self._active_callers.add(target)
@@ -136,14 +137,15 @@ class Project:
         except OSError:
             return ()
         digest = hashlib.blake2b(data, digest_size=20).hexdigest()
-        known = self._callers.get((file, module))
+        key = (file, module, len(self._active_callers))  # how far up its own callers are asked
+        known = self._callers.get(key)
         if known is None or known[0] != digest:
             outer, self.used = self.used, set()
             try:
                 calls = self._analyse_caller(file, module, data)
             finally:
                 consulted, self.used = self.used, outer
-            known = self._callers[(file, module)] = (digest, calls, frozenset(consulted))
+            known = self._callers[key] = (digest, calls, frozenset(consulted))
         if self.used is not None:
             self.used.add((str(file), digest))
             self.used |= known[2]

@@ -2,7 +2,8 @@
 
 From the calling module (`calls_after_start`): the calls it makes into a given project module where
 its execution walk says TensorFlow's runtime may have started, each with that start (a
-`CallerStart`). tfproc_lint/project.py asks it of the files that import a module
+`CallerStart`), its own callers' starts included (a chain of calls through modules, to
+`Project`'s `MAX_CALLER_DEPTH`). tfproc_lint/project.py asks it of the files that import a module
 (`Project.callers`), and the module's own analysis reads them through `ProjectNames.callers`.
 
 From the called module (`caller_entries`): those calls, matched to the functions they run (a
@@ -32,7 +33,7 @@ def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart
     project = analysis.project
     if project is None:
         return ()
-    walk = analysis.execution
+    walk = analysis.caller_walk or analysis.execution  # its own callers' starts count too
     found: dict[str, CallerStart] = {}
     for site, name in analysis.calls.resolved():
         started = walk.started_before(site.node)
@@ -47,8 +48,12 @@ def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart
         if located is None or located[0] != module or not located[1] or located[1] in found:
             continue
         method = analysis.file_start_method
-        found[located[1]] = CallerStart(located[1], _place(analysis, site.node),
-                                        Effect(started.reason, _place(analysis, started.call)), method)
+        if started.caller is not None:  # started in a module that calls this one: that start
+            start = started.caller.start
+            method = method or started.caller.start_method
+        else:
+            start = Effect(started.reason, _place(analysis, started.call))
+        found[located[1]] = CallerStart(located[1], _place(analysis, site.node), start, method)
     return tuple(found.values())
 
 
