@@ -56,8 +56,8 @@ class Project:
         self._entry_points: list[EntryPoint] | None = None
         self._files: list[Path] | None = None  # the project's Python files, when first needed
         self._importers: dict[Path, tuple[tuple[Path, int], ...]] = {}
-        # (importing file, module, depth) -> (its digest, its calls into the module after a start, files read)
-        self._callers: dict[tuple[Path, str, int], tuple[str, tuple[CallerStart, ...], frozenset]] = {}
+        # (importing file, depth) -> (its digest, its calls into each module after a start, files read)
+        self._callers: dict[tuple[Path, int], tuple[str, dict[str, tuple[CallerStart, ...]], frozenset]] = {}
         self._active_callers: set[Path] = set()
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._import_effects = ImportEffects(layout, self._syntax_tree)  # which modules act at import
@@ -137,31 +137,33 @@ class Project:
         except OSError:
             return ()
         digest = hashlib.blake2b(data, digest_size=20).hexdigest()
-        key = (file, module, len(self._active_callers))  # how far up its own callers are asked
+        key = (file, len(self._active_callers))  # how far up its own callers are asked
         known = self._callers.get(key)
         if known is None or known[0] != digest:
             outer, self.used = self.used, set()
             try:
-                calls = self._analyse_caller(file, module, data)
+                calls = self._analyse_caller(file, data)
             finally:
                 consulted, self.used = self.used, outer
             known = self._callers[key] = (digest, calls, frozenset(consulted))
         if self.used is not None:
             self.used.add((str(file), digest))
             self.used |= known[2]
-        return known[1]
+        return known[1].get(module, ())
 
-    def _analyse_caller(self, file: Path, module: str, data: bytes) -> tuple[CallerStart, ...]:
+    def _analyse_caller(self, file: Path, data: bytes) -> dict[str, tuple[CallerStart, ...]]:
+        """The calls the file at `file` makes into each project module after its runtime may have
+        started (analysed once, whichever module asks)."""
         try:
             text = decode(data).text
             syntax_tree = parse_guard(text)
             if syntax_tree is None:
-                return ()
+                return {}
             analysis = FileAnalysis(parse_guarded(text), display_path(file), self.config, syntax_tree=syntax_tree,
                                     project=self.names_for(file))
-            return calls_after_start(analysis, module)
+            return calls_after_start(analysis)
         except (SourceError, RecursionError):
-            return ()
+            return {}
 
     def _python_files(self) -> list[Path]:
         if self._files is None:

@@ -27,14 +27,14 @@ if TYPE_CHECKING:
     from tfproc_lint.analysis.symbols import FunctionInfo
 
 
-def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart, ...]:
-    """The calls `analysis`'s module makes into the project module `module` (re-exports followed)
-    where the runtime may have started before them, in the file's order, the first per function."""
+def calls_after_start(analysis: "ModuleFacts") -> dict[str, tuple[CallerStart, ...]]:
+    """The calls `analysis`'s module makes into other project modules (re-exports followed) where
+    the runtime may have started before them, by module, in the file's order, the first per function."""
     project = analysis.project
     if project is None:
-        return ()
+        return {}
     walk = analysis.caller_walk or analysis.execution  # its own callers' starts count too
-    found: dict[str, CallerStart] = {}
+    found: dict[tuple[str, str], CallerStart] = {}
     for site, name in analysis.calls.resolved():
         started = walk.started_before(site.node)
         if started is None:
@@ -45,7 +45,7 @@ def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart
         if made is not None:  # a method called on an object made from a class of a project module
             name = f"{made[1]}.{func.attr.value}"
         located = project.locate(name) if name else None
-        if located is None or located[0] != module or not located[1] or located[1] in found:
+        if located is None or not located[1] or located in found:
             continue
         method = analysis.file_start_method
         if started.caller is not None:  # started in a module that calls this one: that start
@@ -53,8 +53,11 @@ def calls_after_start(analysis: "ModuleFacts", module: str) -> tuple[CallerStart
             method = method or started.caller.start_method
         else:
             start = Effect(started.reason, _place(analysis, started.call))
-        found[located[1]] = CallerStart(located[1], _place(analysis, site.node), start, method)
-    return tuple(found.values())
+        found[located] = CallerStart(located[1], _place(analysis, site.node), start, method)
+    by_module: dict[str, tuple[CallerStart, ...]] = {}
+    for (module, _), caller in found.items():
+        by_module[module] = (*by_module.get(module, ()), caller)
+    return by_module
 
 
 def caller_entries(analysis: "ModuleFacts") -> dict["FunctionInfo", RuntimeStart]:
