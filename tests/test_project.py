@@ -230,6 +230,92 @@ def test_no_context_fix_when_an_imported_module_sets_the_start_method_at_import(
     assert "remove the call from that module" in finding["message"]
 
 
+def test_fork_reached_through_calls_names_the_start_in_the_calling_module(capsys, monkeypatch) -> None:
+    """run_nightly.py lists the devices (the runtime starts), then calls nightly.scoring.score_all(),
+    whose pool forks, and the `score` method of a ShardScorer it made before: each finding is at the
+    pool, naming the start and the call in the entry point (in its message and as related places),
+    with the library's spawn-context fix."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "fork_reached_through_calls")
+    clear_caches()
+    cli.main(["check", "nightly/scoring.py", "--no-cache", "--format", "json", "--unsafe-fixes"])
+    function, method = json.loads(capsys.readouterr().out)["findings"]
+    assert function["code"] == "TFP201" and function["line"] == 13
+    assert ("pool forked after the parent started TensorFlow's runtime in another module (run_nightly.py:17: "
+            "lists devices (tf.config.list_logical_devices())), which then calls score_all() (run_nightly.py:19)"
+            ) in function["message"]
+    assert "or call score_all() before the runtime starts" in function["message"]
+    related = [(r["path"], r["line"], r["column"]) for r in function["related"]]
+    assert related == [("run_nightly.py", 17, 23), ("run_nightly.py", 19, 11)]
+    assert function["fix"] is not None
+    # A method called on an object made before the start, called after it.
+    assert method["line"] == 24 and "which then calls ShardScorer.score() (run_nightly.py:19)" in method["message"]
+
+
+def test_fork_reached_through_calls_follows_edits_of_the_calling_module(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The library's result depends on the entry point that calls it: moving the call before the
+    start there clears the library's finding, from the cache too."""
+    project = tmp_path / "p"
+    shutil.copytree(ROOT / "fixtures" / "projects" / "fork_reached_through_calls", project)
+    monkeypatch.chdir(project)
+    entry = project / "run_nightly.py"
+
+    def run() -> list[str]:
+        clear_caches()
+        cli.main(["check", "nightly/scoring.py", "--format", "json", "-j", "1"])
+        return [d["code"] for d in json.loads(capsys.readouterr().out)["findings"]]
+
+    assert run() == ["TFP201", "TFP201"]
+    assert run() == ["TFP201", "TFP201"]  # from the cache
+    original = entry.read_text(encoding="utf-8")
+    start = '    print("devices:", tf.config.list_logical_devices())\n    warm_up()\n'
+    scores = "    print(score_all(range(4)), scorer.score(range(4)))\n"
+    entry.write_text(original.replace(start, "").replace(scores, scores + start), encoding="utf-8")
+    assert run() == []  # both calls now come before the start
+    entry.write_text(original, encoding="utf-8")
+    assert run() == ["TFP201", "TFP201"]
+
+
+def test_fork_reached_through_a_chain_of_calls_and_an_import_cycle(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The start two modules away counts (run_nightly.py -> nightly.pipeline.finish() ->
+    nightly.archive.archive_all()), named with the call in the module between; modules that import
+    each other end the search (each module's callers asked once on a chain)."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "fork_reached_through_calls")
+    clear_caches()
+    cli.main(["check", "nightly/archive.py", "--no-cache", "--format", "json"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert ("in another module (run_nightly.py:17: lists devices (tf.config.list_logical_devices())), which then "
+            "calls archive_all() (nightly/pipeline.py:6)") in finding["message"]
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    (tmp_path / "a.py").write_text(textwrap.dedent("""\
+        import tensorflow as tf
+        import b
+
+        def go():
+            tf.config.list_logical_devices()
+            b.run()
+        """), encoding="utf-8")
+    (tmp_path / "b.py").write_text(textwrap.dedent("""\
+        import multiprocessing as mp
+        import tensorflow as tf
+        import a
+
+        def norm(seed):
+            return float(tf.norm(tf.random.normal((512, 512), seed=seed)))
+
+        def run():
+            with mp.Pool(2) as pool:
+                return pool.map(norm, range(4))
+
+        def again():
+            a.go()
+        """), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    cli.main(["check", ".", "--no-cache", "--format", "json", "-j", "1"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(Path(f["path"]).as_posix(), f["line"], f["code"]) for f in findings] == [("b.py", 9, "TFP201")]
+
+
 # cache --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("racy", [2.0, -3600.0], ids=["fresh", "settled"])
 def test_cache_is_never_stale_when_a_used_module_changes(tmp_path: Path, racy: float, capsys, monkeypatch) -> None:

@@ -21,12 +21,13 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from tfproc_lint.analysis.callers import calls_after_start
 from tfproc_lint.analysis.entry_points import EntryPoint, agreed_start_method, entry_point
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.import_effects import ImportEffects, defines_state
 from tfproc_lint.analysis.importers import find_importers
 from tfproc_lint.analysis.module_outline import constants, constants_in, outline, text_exports
-from tfproc_lint.analysis.project_names import ModuleSummary, Place, ProjectNames
+from tfproc_lint.analysis.project_names import CallerStart, ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
 from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
@@ -38,6 +39,7 @@ from tfproc_lint.source import SourceError, decode, parse_guard
 
 MAX_PROJECTS = 16
 MAX_SUMMARY_DEPTH = 2  # summaries of summaries' imports are computed file by file
+MAX_CALLER_DEPTH = 2  # modules of a chain of calls whose callers are asked (callers of callers)
 MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
 
 
@@ -53,7 +55,10 @@ class Project:
         self._answers: dict[tuple, ModuleSummary | None] | None = None
         self._entry_points: list[EntryPoint] | None = None
         self._files: list[Path] | None = None  # the project's Python files, when first needed
-        self._importers: dict[Path, tuple[Place, ...]] = {}
+        self._importers: dict[Path, tuple[tuple[Path, int], ...]] = {}
+        # (importing file, depth) -> (its digest, its calls into each module after a start, files read)
+        self._callers: dict[tuple[Path, int], tuple[str, dict[str, tuple[CallerStart, ...]], frozenset]] = {}
+        self._active_callers: set[Path] = set()
         self._depth = 0  # how deep in summaries of summaries the current request is
         self._import_effects = ImportEffects(layout, self._syntax_tree)  # which modules act at import
         self._closures: dict[Path, set[Path]] = {}
@@ -68,7 +73,7 @@ class Project:
         path = Path(path)
         return ProjectNames(lambda name: self.summary(name, path), self.layout.package_of(path),
                             entry_start_method=lambda: self.entry_start_method(path),
-                            importers=lambda: self.importers(path))
+                            importers=lambda: self.importers(path), callers=lambda: self.callers(path))
 
     # entry points ---------------------------------------------------------------------------------
     def entry_start_method(self, path: Path) -> tuple[str, str] | None:
@@ -95,13 +100,70 @@ class Project:
         module = self.layout.module_name(target)
         if module is None:
             return ()
+        found = tuple(Place(display_path(file), line) for file, line in self._importer_files(target))
+        self._consulted(*(Path(place.path) for place in found))  # a cached result depends on them
+        return found
+
+    def _importer_files(self, target: Path) -> tuple[tuple[Path, int], ...]:
+        """(absolute path, line) of each project file that imports the module file `target`."""
         found = self._importers.get(target)
         if found is None:
             importers = find_importers([target], self._python_files(), _text_or_none, lambda _: self.layout)
-            found = self._importers[target] = tuple(Place(display_path(file), line)
-                                                    for file, line in sorted(importers.items()))
-        self._consulted(*(Path(place.path) for place in found))  # a cached result depends on them
+            found = self._importers[target] = tuple(sorted(importers.items()))
         return found
+
+    def callers(self, path: Path) -> tuple[CallerStart, ...]:
+        """The calls that the project's files which import the module at `path` make into it where
+        their runtime may have started (analysis/callers.py), in path order. Read only when asked
+        (a fork in the module, with nothing started in its own file): each importing file is
+        analysed, once per content; the result depends on what that analysis read."""
+        target = Path(os.path.abspath(path))
+        module = self.layout.module_name(target)
+        if module is None or target in self._active_callers or len(self._active_callers) >= MAX_CALLER_DEPTH:
+            return ()
+        found: list[CallerStart] = []
+        self._active_callers.add(target)
+        try:
+            for file, _ in self._importer_files(target):
+                if file != target:
+                    found += self._calls_into(file, module)
+        finally:
+            self._active_callers.discard(target)
+        return tuple(found)
+
+    def _calls_into(self, file: Path, module: str) -> tuple[CallerStart, ...]:
+        try:
+            data = read_source(file)
+        except OSError:
+            return ()
+        digest = hashlib.blake2b(data, digest_size=20).hexdigest()
+        key = (file, len(self._active_callers))  # how far up its own callers are asked
+        known = self._callers.get(key)
+        if known is None or known[0] != digest:
+            outer, self.used = self.used, set()
+            try:
+                calls = self._analyse_caller(file, data)
+            finally:
+                consulted, self.used = self.used, outer
+            known = self._callers[key] = (digest, calls, frozenset(consulted))
+        if self.used is not None:
+            self.used.add((str(file), digest))
+            self.used |= known[2]
+        return known[1].get(module, ())
+
+    def _analyse_caller(self, file: Path, data: bytes) -> dict[str, tuple[CallerStart, ...]]:
+        """The calls the file at `file` makes into each project module after its runtime may have
+        started (analysed once, whichever module asks)."""
+        try:
+            text = decode(data).text
+            syntax_tree = parse_guard(text)
+            if syntax_tree is None:
+                return {}
+            analysis = FileAnalysis(parse_guarded(text), display_path(file), self.config, syntax_tree=syntax_tree,
+                                    project=self.names_for(file))
+            return calls_after_start(analysis)
+        except (SourceError, RecursionError):
+            return {}
 
     def _python_files(self) -> list[Path]:
         if self._files is None:
@@ -130,6 +192,8 @@ class Project:
             return str(key[0]) in changed or any(path in changed for path, _ in read)
 
         self._summaries = {key: known for key, known in self._summaries.items() if not stale(key, known)}
+        self._callers = {key: known for key, known in self._callers.items()
+                         if str(key[0]) not in changed and not any(path in changed for path, _ in known[2])}
         # Whether a module acts at import depends on the modules it imports, each of which was
         # asked (and kept) too: a changed file no answer was kept for changes none of them, unless
         # files were created or removed (an import may find another file).

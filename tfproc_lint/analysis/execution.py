@@ -17,6 +17,7 @@ The same walk answers other "has X happened yet?" questions when given another `
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from tfproc_lint.records import record
 
 if TYPE_CHECKING:
     from tfproc_lint.analysis.module_facts import ModuleFacts
+    from tfproc_lint.analysis.project_names import CallerStart
     from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 
 MAX_CALL_DEPTH = 4
@@ -38,8 +40,10 @@ MAX_CALL_DEPTH = 4
 
 @record
 class RuntimeStart:
-    call: cst.Call
+    call: cst.Call  # or, for a start in a calling module, the called function's name
     reason: str
+    # Started in another project module, which then calls the function walked from this state
+    caller: CallerStart | None = None
 
 
 class _Unreachable:
@@ -74,10 +78,11 @@ class _Frame:
 
 class ExecutionWalk:
     def __init__(self, analysis: "ModuleFacts", usage: "TensorFlowUsage", detect=None, detect_import=None,
-                 imports_only: bool = False) -> None:
+                 imports_only: bool = False, entries: "Mapping[FunctionInfo, RuntimeStart] | None" = None) -> None:
         """`detect(call, graph_building)`: why this call starts what the walk tracks, or None
         (default: TensorFlow's runtime, `usage.initialises_runtime`; only then are a pool's tasks
-        walked from the state its initializer leaves in the worker)."""
+        walked from the state its initializer leaves in the worker). `entries`: functions that other
+        modules call where the runtime may have started, walked once more from that state."""
         self.analysis = analysis
         self.follows_initializers = detect is None
         self.usage = usage
@@ -97,6 +102,7 @@ class ExecutionWalk:
         self._loops: list[_Frame] = []
         self._tries: list[_Frame] = []
         self.imports_only = imports_only  # walk only what importing the module runs (a summary's)
+        self._entries = entries or {}
         self._run()
 
     def started_before(self, node: cst.CSTNode) -> RuntimeStart | None:
@@ -165,6 +171,8 @@ class ExecutionWalk:
         for info in functions.values():
             if info.node not in reached:
                 self.function(info, None if info in fresh else on_import, False, depth=1)
+        for info, started in self._entries.items():
+            self.function(info, started, False, depth=1)
 
     def runs_on_import(self, node: cst.CSTNode) -> bool:
         """The call runs when the module is imported (outside the `__main__` block), directly
@@ -263,7 +271,7 @@ class ExecutionWalk:
         state = self.expression(node.test, state, graph, depth)
         if state is UNREACHABLE:
             return state
-        then = self.suite(node, state, graph, depth)
+        then = UNREACHABLE if self._never_true(node.test) else self.suite(node, state, graph, depth)
         if node.orelse is None:
             otherwise = state
         elif isinstance(node.orelse, cst.If):
@@ -271,6 +279,23 @@ class ExecutionWalk:
         else:
             otherwise = self.suite(node.orelse, state, graph, depth)
         return join(then, otherwise)
+
+    def _never_true(self, test: cst.BaseExpression) -> bool:
+        """`if False:`, or `if CHECK_DEVICES:` where the module binds `CHECK_DEVICES = False` once and
+        nowhere else (a flag that is off): the branch never runs."""
+        if _is_false(test):
+            return True
+        if not isinstance(test, cst.Name):
+            return False
+        symbols = self.analysis.symbols
+        bindings = symbols.module_scope.bindings.get(test.value, ())
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not _is_false(bindings[0].value):
+            return False
+        for parent in self.analysis.ancestors(test):  # a local of the same name hides it
+            scope = symbols.scope_of_node.get(parent)
+            if scope is not None and scope.kind != "module" and test.value in scope.bindings:
+                return False
+        return True
 
     def loop(self, node, state, graph, depth):
         head = node.iter if isinstance(node, cst.For) else node.test
@@ -389,6 +414,11 @@ def _instance_method(info: FunctionInfo | None, constructor: FunctionInfo) -> bo
 def _else_and_finally(node) -> list[cst.CSTNode]:
     parts = [part for part in (node.orelse, node.finalbody) if part is not None]
     return [n for part in parts for n in iter_tree(part)]
+
+
+def _is_false(value) -> bool:
+    return (isinstance(value, cst.Name) and value.value in ("False", "None")) or (
+        isinstance(value, cst.Integer) and value.evaluated_value == 0)
 
 
 def _is_true(test: cst.BaseExpression) -> bool:

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import libcst as cst
 
+from tfproc_lint.analysis.callers import caller_entries
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.module_facts import ModuleFacts
 from tfproc_lint.analysis.start_methods import fixes_default_context
@@ -53,6 +54,13 @@ class FileAnalysis(ModuleFacts):
     def execution(self) -> ExecutionWalk:
         """Where TensorFlow's runtime may have started."""
         return ExecutionWalk(self, self.tf)
+
+    @cached_property
+    def caller_walk(self) -> ExecutionWalk | None:
+        """`execution` with the functions that other project modules call after their runtime may
+        have started walked again from that start (TFP201: a fork there); None when none is."""
+        entries = caller_entries(self)
+        return ExecutionWalk(self, self.tf, entries=entries) if entries else None
 
     @cached_property
     def graph_walk(self) -> ExecutionWalk:

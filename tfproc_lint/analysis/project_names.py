@@ -66,6 +66,17 @@ class FunctionFacts:
 
 
 @dataclass(frozen=True)
+class CallerStart:
+    """Another project module calls a function of this module after its runtime may have started
+    (a fork in that function forks a parent whose runtime runs)."""
+
+    function: str  # the function called, qualified within this module: "run_pool", "Scorer.__init__"
+    call: Place  # where the other module calls it
+    start: Effect  # what started the runtime there before the call, and where
+    start_method: str | None = None  # the start method that module sets (`set_start_method`), if any
+
+
+@dataclass(frozen=True)
 class ModuleSummary:
     module: str
     path: str  # display path
@@ -111,13 +122,17 @@ class ProjectNames:
 
     def __init__(self, provider: Callable[[str], ModuleSummary | None], package: str | None,
                  entry_start_method: Callable[[], tuple[str, str] | None] = lambda: None,
-                 importers: Callable[[], tuple[Place, ...]] = tuple) -> None:
+                 importers: Callable[[], tuple[Place, ...]] = tuple,
+                 callers: Callable[[], tuple[CallerStart, ...]] = tuple) -> None:
         self.provider = provider
         self.package = package
         # (method, why): the start method the project's entry points that import this module set
         self.entry_start_method = entry_start_method
         # Where the project's other files import this module (read when asked)
         self.importers = importers
+        # The calls the project's other files make into this module after their runtime may have
+        # started (read when asked: it analyses the importing files)
+        self.callers = callers
 
     def summary(self, module: str) -> ModuleSummary | None:
         return self.provider(module)
@@ -142,6 +157,12 @@ class ProjectNames:
                         return found
             return summary, ".".join(rest)
         return None, ""
+
+    def locate(self, qualified: str) -> tuple[str, str] | None:
+        """(project module, name within it) that `qualified` names, re-exports followed; None when it
+        names nothing in the project's modules."""
+        summary, attribute = self._split(qualified)
+        return (summary.module, attribute) if summary is not None else None
 
     def function(self, qualified: str | None) -> FunctionFacts | None:
         """The facts of the project function (or class, for its constructor) `qualified` names."""

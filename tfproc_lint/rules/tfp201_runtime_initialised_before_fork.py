@@ -28,6 +28,22 @@ class ForkedAfterRuntimeStart(Finding):
 
 
 @finding
+class ForkedAfterCallerStartedRuntime(Finding):
+    noun: str = worded()
+    function: str  # the function of this module that another module calls after its start
+    start: str = shown()  # where the runtime started there: "main.py:7"
+    reason: str = worded()  # what started it
+    call: str = shown()  # where that module calls the function: "main.py:9"
+    remedy: str = worded()
+    assumption: str = worded()
+
+    def message(self) -> str:
+        return (f"{self.noun} forked after the parent started TensorFlow's runtime in another module ({self.start}: "
+                f"{self.reason}), which then calls {self.function}() ({self.call}): workers that run TensorFlow "
+                f"can hang; {self.remedy}, or call {self.function}() before the runtime starts{self.assumption}")
+
+
+@finding
 class ForkedAfterGraphBuilding(Finding):
     noun: str = worded()
     reason: str = worded()  # what built the TF1 graph
@@ -49,7 +65,8 @@ class RuntimeInitialisedBeforeFork(Rule):
     what_it_does = (
         "Follows the parent's statements in execution order (through calls to functions, methods and "
         "constructors of the same file, and through control flow: a branch that returns, raises, exits "
-        "or breaks out of a loop does not reach what follows it; a function the file never calls is walked "
+        "or breaks out of a loop does not reach what follows it, nor does an `if` whose test is `False` or "
+        "a module flag bound once to `False`; a function the file never calls is walked "
         "as an entry point of its own, and a class's `__init__` with the methods it calls on its instance, "
         "for a class constructed in another module) and reports a process started with the "
         "fork start method after the parent may have started TensorFlow's runtime, when the workers run "
@@ -85,8 +102,13 @@ class RuntimeInitialisedBeforeFork(Rule):
     known_problems = (
         "Other modules of the project are read through their summaries (project analysis): an "
         "imported worker that runs TensorFlow, a helper or an import that starts the runtime, a "
-        "start method an imported module sets at import. A start method set by an entry point that "
-        "imports this module is not seen: set `assume-start-method` for such projects. "
+        "start method an imported module sets at import. A function of this module that another "
+        "project module calls after its runtime may have started (a function, a constructor, a "
+        "method called on an object that module made) is walked from that start: "
+        "the finding is at the workers, naming the start and the call in the other module. A start "
+        "method set by an entry point that imports this module is not seen, unless the module has no "
+        "`if __name__ == \"__main__\":` block or that entry point calls the forking function: set "
+        "`assume-start-method` for such projects. "
         "Third-party modules count only through what tfproc-lint knows of their APIs."
     )
     fix_safety = (
@@ -193,7 +215,8 @@ class RuntimeInitialisedBeforeFork(Rule):
         for owner in sorted(forked, key=lambda o: analysis.symbols.order_of_node.get(o.construction, 0)):
             started = next((walk.started_before(call) for call in owner.fork_calls if walk.started_before(call)), None)
             if started is None:
-                yield from _after_graph_building(owner, analysis)
+                found = list(_after_caller_start(owner, analysis))
+                yield from found or _after_graph_building(owner, analysis)
                 continue
             method, why = analysis.start_method(owner.value)
             line = analysis.line_of(started.call)
@@ -215,6 +238,32 @@ def _import_time_call(analysis: FileAnalysis, start) -> str:
     if effect is None or effect.trigger is None:
         return ""
     return f", or move the call at {effect.trigger.place} into a function that runs after the fork"
+
+
+def _after_caller_start(owner: Owner, analysis: FileAnalysis):
+    """A fork in a function that another project module calls after its runtime may have started."""
+    walk = analysis.caller_walk
+    if walk is None:
+        return
+    started = next((walk.started_before(call) for call in owner.fork_calls if walk.started_before(call)), None)
+    caller = started.caller if started is not None else None
+    if caller is None:
+        return
+    method, why = analysis.start_method(owner.value)
+    named_here = owner.value.method not in (None, "default") or analysis.file_start_method
+    if not named_here and caller.start_method is not None:
+        if caller.start_method != "fork":
+            return  # the calling module sets spawn or forkserver: the default context is that
+        why = ""
+    yield Report(
+        owner.construction,
+        ForkedAfterCallerStartedRuntime(owner.noun, caller.function.removesuffix(".__init__"), str(caller.start.place),
+                                        caller.start.reason, str(caller.call), _remedy(owner, analysis),
+                                        outcomes.assumption(None, method, why)),
+        fix=UseSpawnContext(owner),
+        related=((caller.start.place, f"TensorFlow runtime started here: {caller.start.reason}"),
+                 (caller.call, f"calls {caller.function.removesuffix('.__init__')}() after it")),
+    )
 
 
 def _after_graph_building(owner: Owner, analysis: FileAnalysis):
