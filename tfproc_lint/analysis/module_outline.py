@@ -20,7 +20,7 @@ class ModuleOutline:
 
     exports: dict[str, str]  # imported name -> its absolute name
     star_exports: tuple[str, ...]  # modules of its `from m import *`
-    functions: frozenset[str]  # `f` and `Class.method` defined at the top
+    functions: frozenset[str]  # `f` and `Class.method` defined at the top, `Class.__init__` for each class
 
 
 def outline(tree: ast.Module, package: str | None) -> ModuleOutline:
@@ -44,6 +44,7 @@ def outline(tree: ast.Module, package: str | None) -> ModuleOutline:
             exports.pop(node.name, None)
             functions.update(f"{node.name}.{item.name}" for item in node.body
                              if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            functions.add(f"{node.name}.__init__")  # its constructor, defined, inherited or a dataclass's
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
             pending[0:0] = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
                             *(item for handler in getattr(node, "handlers", []) for item in handler.body)]
