@@ -3,9 +3,12 @@
 For each top-level function, class constructor and method: whether calling it starts TensorFlow's
 runtime (and why, where), what kind of TensorFlow state it returns, whether it runs TensorFlow
 (a worker that uses TF) and what it builds on every call that one build per worker could serve,
-each worked out when an importing module first asks; the module-level names that hold TensorFlow
-state; what importing the module does (starts the runtime, sets or fixes the start method); and
-the names it re-exports. Only what importing the module runs is walked up front.
+each worked out when an importing module first asks (through the calls it makes, resolved by
+analysis/project_calls.py: other modules' facts compose in); for each class, the constructor that
+making an object runs (its own, inherited, a dataclass's `__post_init__`) and whether it is a
+`Process` subclass; for a factory, the project class it returns; the module-level names that hold
+TensorFlow state; what importing the module does (starts the runtime, sets or fixes the start
+method); and the names it re-exports. Only what importing the module runs is walked up front.
 """
 
 from __future__ import annotations
@@ -70,17 +73,18 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         builders = movable_builders(analysis, info)
         builds = Effect(f"`{analysis.code(builders[0], 40)}`", place(builders[0])) if builders else None
         ray_task = "." not in name and analysis.engine_routes.ray_remote_options(info) is not False
+        made = classes.get(name)  # a constructor: the class whose object it makes
         holds = ()
-        if info.class_info is not None and info.node.name.value == "__init__":
+        if made is not None:
             holds = tuple((attribute, value.kind.value, analysis.line_of(value.origin))
-                          for attribute, value in analysis.state_attributes(info.class_info)
+                          for attribute, value in analysis.state_attributes(made)
                           if isinstance(value.origin, cst.CSTNode))
-        constructing = info.class_info is not None and name.endswith(".__init__")
         return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
                              holds, _instance_of(analysis, module, info),
-                             process_base(analysis, info.class_info) if constructing else None)
+                             process_base(analysis, made) if made is not None else None)
 
     infos = {}
+    classes: dict[str, ClassInfo] = {}  # "Class.__init__" -> the class
     module_scope = analysis.symbols.module_scope
     for info in analysis.symbols.functions.values():
         if info.scope.parent is module_scope:
@@ -95,6 +99,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         # Making an object runs its constructor: defined here, inherited from a base of this file,
         # a dataclass's `__post_init__`, or a project base's (`_inherited_constructor`).
         infos.setdefault(f"{class_name}.__init__", constructor(analysis, klass) or klass)
+        classes[f"{class_name}.__init__"] = klass
     functions = _LazyFunctions(infos, facts)
 
     state: dict[str, tuple[str, int]] = {}
