@@ -330,7 +330,8 @@ class ModuleFacts:
 
     def _imported_instance(self, node: cst.BaseExpression, scope: Scope, order: int):
         """(constructor facts, class name) when `node` is an object made here from a class of
-        another project module: `Predictor(path)`, or a name bound once to that call."""
+        another project module: `Predictor(path)`, a project factory's call that returns one
+        (`make_predictor()`), or a name bound once to such a call."""
         if self.project is None:
             return None
         if isinstance(node, cst.Name):
@@ -342,6 +343,9 @@ class ModuleFacts:
             return None
         klass = self.classifier.qualified_name(node.func, scope, order)
         facts = self.project.function(klass)
+        if facts is not None and facts.instance_of is not None:  # a factory: the class it returns
+            klass = facts.instance_of
+            facts = self.project.function(klass)
         if facts is None or not facts.name.endswith(".__init__"):
             return None
         return facts, klass
