@@ -93,12 +93,15 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         if klass.scope.parent is not module_scope:
             continue
         class_name = klass.node.name.value
-        for info in analysis.symbols.functions.values():
-            if info.class_info is klass:
-                infos[f"{class_name}.{info.node.name.value}"] = info
+        methods = _methods(analysis, klass)
+        for info in methods:
+            infos.setdefault(f"{class_name}.{info.node.name.value}", info)
         # Making an object runs its constructor: defined here, inherited from a base of this file,
         # a dataclass's `__post_init__`, or a project base's (`_inherited_constructor`).
-        infos.setdefault(f"{class_name}.__init__", constructor(analysis, klass) or klass)
+        made_by = constructor(analysis, klass)
+        if made_by is not None and made_by.class_info is not klass and made_by not in methods:
+            made_by = None  # inherited by a class that overrides its base's methods: not followed
+        infos.setdefault(f"{class_name}.__init__", made_by or klass)
         classes[f"{class_name}.__init__"] = klass
     functions = _LazyFunctions(infos, facts)
 
@@ -134,6 +137,21 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         start_method=start_method, exports=exports,
         star_exports=tuple(analysis.symbols.star_imports), fixes_context=fixes_context,
     )
+
+
+def _methods(analysis, klass: ClassInfo) -> list:
+    """The methods of `klass`, then those it inherits from classes of this module, unless it
+    overrides one of them: an inherited method's facts are worked out in its own class, where
+    `self.m()` calls the base's `m`, not the override."""
+    lineage = analysis.classifier.class_lineage(klass)
+    by_class = {id(local): [info for info in analysis.symbols.functions.values() if info.class_info is local]
+                for local in lineage}
+    own = by_class[id(klass)]
+    overridden = {info.node.name.value for info in own} - {"__init__"}
+    inherited = [info for local in lineage[1:] for info in by_class[id(local)]]
+    if overridden & {info.node.name.value for info in inherited}:
+        return own
+    return own + inherited
 
 
 def _inherited_constructor(analysis, name: str, klass: ClassInfo, where: Place) -> FunctionFacts:
