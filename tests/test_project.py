@@ -117,6 +117,34 @@ def test_summary_survives_serialisation(monkeypatch) -> None:
     assert project.names_for("batch_embed.py").state("serving.DEFAULT_MODEL") is not None  # through __init__
 
 
+def test_facts_compose_through_constructors_factories_and_process_subclasses(monkeypatch) -> None:
+    """Issue 36: a constructor's start two modules away, a dataclass's `__post_init__`, a factory's
+    class, a method reached through `self.attr`, another module's Process subclass; all survive
+    serialisation."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "object_starts_runtime")
+    clear_caches()
+    names = project_for("serve.py", Config()).names_for("serve.py")
+    service = names.function("planner.service.RankingService")
+    assert service.starts.place.path == "planner/loading.py" and service.starts.reason == "loads a Keras model"
+    evaluation = names.function("planner.service.Evaluation")  # the dataclass's __post_init__
+    assert evaluation.name == "Evaluation.__init__" and evaluation.starts.place.line == 8
+    assert names.function("planner.loading.make_scorer").instance_of == "planner.loading.Scorer"
+    assert names.function("planner.service.Ranker").starts is None  # the scorer loads only when warmed
+    assert names.function("planner.service.Ranker.warm").starts.place.path == "planner/loading.py"
+    assert names.function("planner.core.LazyPlanner").starts is None
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "worker_runs_tf_elsewhere")
+    clear_caches()
+    names = project_for("embed_process.py", Config()).names_for("embed_process.py")
+    embedding, profile = names.function("vision.procs.EmbeddingWorker"), names.function("vision.procs.ProfileWorker")
+    assert embedding.process_base == profile.process_base == "multiprocessing.Process"
+    assert names.function("vision.procs.EmbeddingWorker.run").runs_tf
+    assert not names.function("vision.procs.ProfileWorker.run").runs_tf
+    assert names.function("vision.tasks.embed_item").runs_tf and not names.function("vision.tasks.profile_item").runs_tf
+    summary = names.summary("vision.procs")
+    facts = {name: summary.functions[name] for name in summary.functions}
+    assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict(facts)))).functions == facts
+
+
 def test_import_cycles_end(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / ".git").mkdir()
     for name, other in (("a", "b"), ("b", "a")):

@@ -324,6 +324,12 @@ class Classifier(ClassLineage, NameResolver):
     def _project_call(self, name: str, node: cst.Call) -> Value:
         """A call of another module's function of this project: the kind of state it returns."""
         facts = self.project.function(name) if self.project is not None else None
+        if facts is not None and facts.process_base is not None:
+            run = self.project.function(f"{name}.run")
+            if run is not None:  # another module's Process subclass: `info`, its `run`'s facts
+                return Value(Kind.PROCESS, origin=node, detail=name.rsplit(".", 1)[-1], info=run,
+                             method=processes.PROCESS_CLASS_START_METHODS.get(facts.process_base),
+                             provenance=Provenance(place=facts.place))
         if facts is None or facts.returns is None:
             return UNKNOWN
         return Value(Kind(facts.returns), origin=node, detail=name, provenance=Provenance(place=facts.place))

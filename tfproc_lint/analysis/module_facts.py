@@ -16,7 +16,8 @@ from tfproc_lint.analysis.engines import EngineRoutes
 from tfproc_lint.analysis.kinds import PROCESS_OWNERS, STATE, Kind
 from tfproc_lint.analysis.positions import Locator, as_range
 from tfproc_lint.analysis.routes import Crossing, RouteFinder, RouteKind
-from tfproc_lint.analysis.project_names import ProjectNames
+from tfproc_lint.analysis.project_calls import constructor, local_callee
+from tfproc_lint.analysis.project_names import FunctionFacts, ProjectNames
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope, SymbolTable
 from tfproc_lint.analysis.values import UNKNOWN, Value, argument, enclosing_function, literal_start_method
 from tfproc_lint.analysis.walk import COMPREHENSIONS, LOOPS, SCOPE_NODES, calls_in, child_nodes, fork_child_statements
@@ -127,6 +128,10 @@ class ModuleFacts:
                 if run is not None:
                     owner.workers.append(Worker(WorkerKind.METHOD, crossing.call, run.scope, run,
                                                 instance_class=crossing.owner.info))
+            elif crossing.owner.kind is Kind.PROCESS and isinstance(crossing.owner.info, FunctionFacts):
+                # Another project module's Process subclass: `info` is its `run`'s facts.
+                owner.workers.append(Worker(WorkerKind.UNKNOWN, crossing.call, crossing.site.scope,
+                                            imported=crossing.owner.info))
         for site, name in self.calls.resolved():
             func = site.node.func
             if isinstance(func, cst.Attribute) and func.attr.value == "start" and not site.node.args:
@@ -325,7 +330,8 @@ class ModuleFacts:
 
     def _imported_instance(self, node: cst.BaseExpression, scope: Scope, order: int):
         """(constructor facts, class name) when `node` is an object made here from a class of
-        another project module: `Predictor(path)`, or a name bound once to that call."""
+        another project module: `Predictor(path)`, a project factory's call that returns one
+        (`make_predictor()`), or a name bound once to such a call."""
         if self.project is None:
             return None
         if isinstance(node, cst.Name):
@@ -337,6 +343,9 @@ class ModuleFacts:
             return None
         klass = self.classifier.qualified_name(node.func, scope, order)
         facts = self.project.function(klass)
+        if facts is not None and facts.instance_of is not None:  # a factory: the class it returns
+            klass = facts.instance_of
+            facts = self.project.function(klass)
         if facts is None or not facts.name.endswith(".__init__"):
             return None
         return facts, klass
@@ -348,15 +357,16 @@ class ModuleFacts:
         return self.project.function(self.classifier.qualified_name(node, scope, order))
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
-        """The function of this file a call runs: a function, a method, or a class's __init__."""
+        """The function of this file a call runs: a function, a method, a class's constructor
+        (`__init__` or a dataclass's `__post_init__`), `super().method()` (analysis/project_calls.py)."""
         worker = self.worker(call.func, site.scope, site.order)
         if worker.function is not None and worker.kind in RUNS_A_FUNCTION:
             return worker.function
         if isinstance(call.func, cst.Name):
             value = self.classifier.classify(call.func, site.scope, site.order)
             if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
-                return self.find_method(value.info, "__init__")
-        return None
+                return constructor(self, value.info)
+        return local_callee(self, call, site)
 
     def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:
         return self.classifier.method_of_class(klass, name)

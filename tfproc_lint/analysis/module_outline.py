@@ -20,7 +20,7 @@ class ModuleOutline:
 
     exports: dict[str, str]  # imported name -> its absolute name
     star_exports: tuple[str, ...]  # modules of its `from m import *`
-    functions: frozenset[str]  # `f` and `Class.method` defined at the top
+    functions: frozenset[str]  # `f` and `Class.method` defined at the top, `Class.__init__` for each class
 
 
 def outline(tree: ast.Module, package: str | None) -> ModuleOutline:
@@ -28,6 +28,7 @@ def outline(tree: ast.Module, package: str | None) -> ModuleOutline:
     exports: dict[str, str] = {}
     stars: list[str] = []
     functions: set[str] = set()
+    classes: dict[str, ast.ClassDef] = {}
     pending = list(tree.body)
     while pending:
         node = pending.pop(0)
@@ -42,12 +43,28 @@ def outline(tree: ast.Module, package: str | None) -> ModuleOutline:
             exports.pop(node.name, None)
         elif isinstance(node, ast.ClassDef):
             exports.pop(node.name, None)
-            functions.update(f"{node.name}.{item.name}" for item in node.body
-                             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            classes[node.name] = node
+            functions.add(f"{node.name}.__init__")  # its constructor, defined, inherited or a dataclass's
         elif isinstance(node, (ast.If, ast.Try, ast.With)):
             pending[0:0] = [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
                             *(item for handler in getattr(node, "handlers", []) for item in handler.body)]
+    for name in classes:  # methods, also those inherited from classes of the module (as summaries.py lists them)
+        functions.update(f"{name}.{method}" for method in _methods(name, classes))
     return ModuleOutline(exports, tuple(stars), frozenset(functions))
+
+
+def _methods(name: str, classes: dict[str, ast.ClassDef]) -> set[str]:
+    """The methods of class `name` and of its bases among `classes` (the module's own)."""
+    found: set[str] = set()
+    pending, seen = [name], set()
+    while pending and len(seen) < 8:
+        klass = classes.get(pending.pop())
+        if klass is None or klass.name in seen:
+            continue
+        seen.add(klass.name)
+        found.update(item.name for item in klass.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        pending.extend(base.id for base in klass.bases if isinstance(base, ast.Name))
+    return found
 
 
 def text_exports(text: str, package: str | None) -> dict[str, str]:

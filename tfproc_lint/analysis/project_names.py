@@ -63,6 +63,12 @@ class FunctionFacts:
     # A constructor (`Class.__init__`): the `self.x` attributes holding TF state once the object is
     # made, whatever its arguments: (attribute, Kind value, line).
     holds: tuple[tuple[str, str, int], ...] = ()
+    # The project class (qualified name) of the object it returns: a factory (`make_detector()`
+    # returning `Detector(...)`), for `obj.method()` on what it returns (analysis/project_calls.py).
+    instance_of: str | None = None
+    # A constructor of a `multiprocessing.Process` subclass: the library base it derives from
+    # ("multiprocessing.Process"); the object's `start()` runs its `run` in a child.
+    process_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +110,8 @@ class ModuleSummary:
 
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
                                          f["runs_tf"], effect(f["builds"]), f["ray_task"],
-                                         tuple(tuple(held) for held in f["holds"]))
+                                         tuple(tuple(held) for held in f["holds"]), f.get("instance_of"),
+                                         f.get("process_base"))
                      for name, f in data["functions"].items()}
         return cls(module=data["module"], path=data["path"], functions=functions,
                    state={name: (kind, line) for name, (kind, line) in data["state"].items()},

@@ -3,9 +3,12 @@
 For each top-level function, class constructor and method: whether calling it starts TensorFlow's
 runtime (and why, where), what kind of TensorFlow state it returns, whether it runs TensorFlow
 (a worker that uses TF) and what it builds on every call that one build per worker could serve,
-each worked out when an importing module first asks; the module-level names that hold TensorFlow
-state; what importing the module does (starts the runtime, sets or fixes the start method); and
-the names it re-exports. Only what importing the module runs is walked up front.
+each worked out when an importing module first asks (through the calls it makes, resolved by
+analysis/project_calls.py: other modules' facts compose in); for each class, the constructor that
+making an object runs (its own, inherited, a dataclass's `__post_init__`) and whether it is a
+`Process` subclass; for a factory, the project class it returns; the module-level names that hold
+TensorFlow state; what importing the module does (starts the runtime, sets or fixes the start
+method); and the names it re-exports. Only what importing the module runs is walked up front.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from dataclasses import replace
 import libcst as cst
 
 from tfproc_lint.analysis.execution import ExecutionWalk
-from tfproc_lint.analysis.kinds import STATE
+from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.per_task import movable_builders
+from tfproc_lint.analysis.project_calls import constructor, project_bases, project_class_of
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
 from tfproc_lint.analysis.start_methods import fixes_default_context
+from tfproc_lint.analysis.symbols import ClassInfo
 from tfproc_lint.analysis.values import literal_start_method
 from tfproc_lint.analysis.walk import is_main_guard
 from tfproc_lint.knowledge import processes
@@ -57,6 +62,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         return Place(display, span.start.line, span.start.column, span.end.line, span.end.column)
 
     def facts(name: str, info) -> FunctionFacts:
+        if isinstance(info, ClassInfo):  # a constructor defined in neither the class nor this file
+            return _inherited_constructor(analysis, name, info, place(info.node.name))
         after = walk.function(info, None, False, depth=1)
         starts = None
         if after is not None and hasattr(after, "reason"):
@@ -66,15 +73,18 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         builders = movable_builders(analysis, info)
         builds = Effect(f"`{analysis.code(builders[0], 40)}`", place(builders[0])) if builders else None
         ray_task = "." not in name and analysis.engine_routes.ray_remote_options(info) is not False
+        made = classes.get(name)  # a constructor: the class whose object it makes
         holds = ()
-        if info.class_info is not None and info.node.name.value == "__init__":
+        if made is not None:
             holds = tuple((attribute, value.kind.value, analysis.line_of(value.origin))
-                          for attribute, value in analysis.state_attributes(info.class_info)
+                          for attribute, value in analysis.state_attributes(made)
                           if isinstance(value.origin, cst.CSTNode))
         return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
-                             holds)
+                             holds, _instance_of(analysis, module, info),
+                             process_base(analysis, made) if made is not None else None)
 
     infos = {}
+    classes: dict[str, ClassInfo] = {}  # "Class.__init__" -> the class
     module_scope = analysis.symbols.module_scope
     for info in analysis.symbols.functions.values():
         if info.scope.parent is module_scope:
@@ -83,9 +93,16 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         if klass.scope.parent is not module_scope:
             continue
         class_name = klass.node.name.value
-        for info in analysis.symbols.functions.values():
-            if info.class_info is klass:
-                infos[f"{class_name}.{info.node.name.value}"] = info
+        methods = _methods(analysis, klass)
+        for info in methods:
+            infos.setdefault(f"{class_name}.{info.node.name.value}", info)
+        # Making an object runs its constructor: defined here, inherited from a base of this file,
+        # a dataclass's `__post_init__`, or a project base's (`_inherited_constructor`).
+        made_by = constructor(analysis, klass)
+        if made_by is not None and made_by.class_info is not klass and made_by not in methods:
+            made_by = None  # inherited by a class that overrides its base's methods: not followed
+        infos.setdefault(f"{class_name}.__init__", made_by or klass)
+        classes[f"{class_name}.__init__"] = klass
     functions = _LazyFunctions(infos, facts)
 
     state: dict[str, tuple[str, int]] = {}
@@ -120,6 +137,60 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         start_method=start_method, exports=exports,
         star_exports=tuple(analysis.symbols.star_imports), fixes_context=fixes_context,
     )
+
+
+def _methods(analysis, klass: ClassInfo) -> list:
+    """The methods of `klass`, then those it inherits from classes of this module, unless it
+    overrides one of them: an inherited method's facts are worked out in its own class, where
+    `self.m()` calls the base's `m`, not the override."""
+    lineage = analysis.classifier.class_lineage(klass)
+    by_class = {id(local): [info for info in analysis.symbols.functions.values() if info.class_info is local]
+                for local in lineage}
+    own = by_class[id(klass)]
+    overridden = {info.node.name.value for info in own} - {"__init__"}
+    inherited = [info for local in lineage[1:] for info in by_class[id(local)]]
+    if overridden & {info.node.name.value for info in inherited}:
+        return own
+    return own + inherited
+
+
+def _inherited_constructor(analysis, name: str, klass: ClassInfo, where: Place) -> FunctionFacts:
+    """A class with no constructor in this file: its first project base's (another module's), or
+    none (only what it derives from: a `Process` subclass)."""
+    project = analysis.project
+    for base in project_bases(analysis, klass):
+        inherited = project.function(f"{base}.__init__")
+        if inherited is not None:
+            return replace(inherited, name=name, place=where, process_base=inherited.process_base
+                           or process_base(analysis, klass))
+    return FunctionFacts(name, where, process_base=process_base(analysis, klass))
+
+
+def process_base(analysis, klass: ClassInfo) -> str | None:
+    """The library `Process` class a class of this file derives from (through its local bases;
+    a project base's is in that base's facts), or None."""
+    for local in analysis.classifier.class_lineage(klass):
+        for base in local.node.bases:
+            name = analysis.classifier.qualified_name(base.value, local.outer, analysis.symbols.end_of_file)
+            if processes.PROCESS_BASES.get(name) is Kind.PROCESS or name in processes.PROCESS_CLASS_START_METHODS:
+                return name
+    return None
+
+
+def _instance_of(analysis, module: str, info) -> str | None:
+    """The project class (qualified) of the object every `return` of `info` gives, or None."""
+    found = set()
+    end = analysis.symbols.end_of_file
+    for returned in info.returns:
+        if returned.value is None:
+            continue
+        value = analysis.classifier.classify(returned.value, info.scope, end)
+        klass = value.info if isinstance(value.info, ClassInfo) and value.kind is not Kind.CLASS else None
+        if klass is not None and klass.scope.parent is analysis.symbols.module_scope:
+            found.add(f"{module}.{klass.node.name.value}")
+        else:
+            found.add(project_class_of(analysis, returned.value, info.scope, end))
+    return found.pop() if len(found) == 1 else None
 
 
 def _import_effect(analysis, walk: ExecutionWalk, start, place) -> Effect:

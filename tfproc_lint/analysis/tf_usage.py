@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis.kinds import TF1_STATE, Kind
+from tfproc_lint.analysis.project_calls import project_callee
 from tfproc_lint.analysis.routes import Pickling, RouteKind
 from tfproc_lint.analysis.project_names import Effect
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
@@ -107,10 +108,11 @@ class TensorFlowUsage:
             if method in tensorflow.GRAPH_RUNS and (receiver.kind is Kind.GRAPH or self._given_session(call, site)):
                 return f"runs a session ({self.analysis.code(func, 40)}())"
         name = classifier.qualified_name(func, site.scope, site.order)
-        imported = self.analysis.project.function(name) if self.analysis.project is not None else None
+        imported = project_callee(self.analysis, call, site)
         if imported is not None and imported.starts is not None:
             self.external_starts[call] = imported.starts
-            return f"calls {name}(), which {imported.starts.reason} ({imported.starts.place})"
+            called = name or self.analysis.code(func, 40)
+            return f"calls {called}(), which {imported.starts.reason} ({imported.starts.place})"
         if name in tensorflow.RUNTIME_QUERIES:
             return f"lists devices ({self.analysis.code(func, 40)}())"
         if name in tensorflow.RUNTIME_STRATEGIES:
@@ -326,7 +328,7 @@ class TensorFlowUsage:
         site = self.analysis.site(call) if project is not None else None
         if site is None:
             return False
-        facts = project.function(self.classifier.qualified_name(call.func, site.scope, site.order))
+        facts = project_callee(self.analysis, call, site)
         return facts is not None and facts.runs_tf
 
     def _uses_state_attribute(self, worker: "Worker", site) -> bool:

@@ -11,6 +11,7 @@ from tfproc_lint.analysis.walk import iter_tree, read_names
 from tfproc_lint.analysis.kinds import STATE, STATE_NOUNS, Kind
 from tfproc_lint.analysis.project_names import Place
 from tfproc_lint.analysis.routes import RouteKind
+from tfproc_lint.analysis.symbols import ClassInfo
 from tfproc_lint.analysis.values import merge
 from tfproc_lint.analysis.workers import WorkerKind
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
@@ -254,7 +255,7 @@ class StateCapturedByWorker(Rule):
     )
 
     def check_crossing(self, crossing, analysis):
-        if crossing.owner.kind is Kind.PROCESS and crossing.owner.info is not None:
+        if crossing.owner.kind is Kind.PROCESS and isinstance(crossing.owner.info, ClassInfo):
             yield from self._process_subclass(crossing, analysis)
         if crossing.callable is None:
             return
