@@ -56,10 +56,13 @@ class Problem:
     codes: tuple[str, ...]
     classes: tuple[int, ...]
     primary_class: int
+    elsewhere: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def matches(self, finding: Finding) -> bool:
-        return (finding.project, finding.path) == (self.project, self.path) and finding.line in self.lines \
-            and finding.code in self.codes
+        """A finding with one of the codes at the problem's lines, or at one of its other accepted places."""
+        places = ((self.path, self.lines), *self.elsewhere)
+        return finding.project == self.project and finding.code in self.codes \
+            and any(finding.path == path and finding.line in lines for path, lines in places)
 
 
 def _lint(project_dir: Path, extra: list[str]) -> tuple[dict, float]:
@@ -121,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     truth = json.loads((HERE / "ground_truth.json").read_text())
     judged = {(f["project"], f["path"], f["line"], f["code"]): f["verdict"] for f in truth["findings"]}
     problems = [Problem(p["id"], p["project"], p["path"], tuple(p["lines"]), tuple(p["codes"]), tuple(p["classes"]),
-                        p["primary_class"]) for p in truth["problems"]]
+                        p["primary_class"], tuple((e["path"], tuple(e["lines"])) for e in p.get("elsewhere", [])))
+                for p in truth["problems"]]
     near = {(n["project"], n["path"], n["line"]) for n in truth["near_misses"]}
 
     rows, verdicts, every = [], Counter(), []
