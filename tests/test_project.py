@@ -18,7 +18,7 @@ from conftest import ROOT, run_env
 from expectations import expected
 from tfproc_lint import cache as cache_module, cli
 from tfproc_lint.analysis.prefilter import may_match, may_need_project
-from tfproc_lint.analysis.project_names import ModuleSummary
+from tfproc_lint.analysis.project_names import ModuleSummary, SettingKind
 from tfproc_lint.config import Config
 from tfproc_lint.project import Project, project_for
 from tfproc_lint.project_layout import clear_caches, find_root, imported_names, layout_for
@@ -126,6 +126,35 @@ def test_import_cycles_end(tmp_path: Path, monkeypatch) -> None:
     clear_caches()
     project = project_for("a.py", Config())
     assert project.summary("a") is not None and project.summary("b") is not None
+
+
+def test_settings_made_through_calls(monkeypatch) -> None:
+    """A function's facts list the settings it makes, through project calls (prepare -> limit_threads),
+    not reads, not a setting whose RuntimeError is handled; they survive serialisation."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "helper_limits_threads_late")
+    clear_caches()
+    project = project_for("train.py", Config())
+    names = project.names_for("train.py")
+    made = [(s.kind, s.name.rsplit(".", 1)[1], str(s.place)) for s in names.function("pkg.setup.prepare").settings]
+    assert made == [(SettingKind.CONFIGURATION, "set_intra_op_parallelism_threads", "pkg/perf.py:5"),
+                    (SettingKind.CONFIGURATION, "set_inter_op_parallelism_threads", "pkg/perf.py:6")]
+    assert names.function("pkg.perf.thread_counts").settings == ()
+    assert names.function("pkg.perf.try_limit_threads").settings == ()
+    for module in ("pkg.perf", "pkg.setup"):
+        summary = project.summary(module)
+        assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+
+
+def test_settings_through_a_call_cycle_end(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()
+    for name, other in (("a", "b"), ("b", "a")):
+        (tmp_path / f"{name}.py").write_text(
+            f"import os\nimport {other}\n\n\ndef f():\n    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
+            f"    return {other}.f()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    facts = project_for("a.py", Config()).names_for("a.py").function("a.f")
+    assert {str(s.place) for s in facts.settings} == {"a.py:6", "b.py:6"}
 
 
 # pre-filter ---------------------------------------------------------------------------------------

@@ -202,10 +202,11 @@ def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
     return project_imports(text, path, layout) is True
 
 
-def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
+def project_imports(text: str, path: Path | str, layout: Layout, names=None) -> bool | None:
     """None: `text` imports no module of the project (its pre-filter verdict depends on it alone);
-    True: one of them, directly or through others, names TensorFlow, Keras or a start method;
-    False: it imports project modules, none of which does."""
+    True: one of them, directly or through others, names TensorFlow, Keras or a start method (or,
+    given `names(text)`, what that predicate looks for); False: it imports project modules, none of
+    which does."""
     found = None
     seen: set[Path] = set()
     pending = [(text, Path(path), 0)]
@@ -221,7 +222,7 @@ def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
                 imported = read_source(target).decode("utf-8", errors="replace")
             except OSError:
                 continue
-            if any(word in imported for word in TENSORFLOW_WORDS):
+            if names(imported) if names is not None else any(word in imported for word in TENSORFLOW_WORDS):
                 return True
             if depth + 1 < MAX_IMPORT_DEPTH:
                 pending.append((imported, target, depth + 1))

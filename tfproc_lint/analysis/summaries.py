@@ -19,6 +19,7 @@ from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import STATE
 from tfproc_lint.analysis.per_task import movable_builders
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
+from tfproc_lint.analysis.settings import settings_made
 from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.values import literal_start_method
 from tfproc_lint.analysis.walk import is_main_guard
@@ -29,14 +30,22 @@ class _LazyFunctions(Mapping):
     """A summary's functions, each worked out when first asked for: an importing module asks for
     a few names of a module that may define hundreds."""
 
-    def __init__(self, infos: dict, compute) -> None:
+    def __init__(self, infos: dict, compute, unknown) -> None:
         self._infos = infos
         self._compute = compute
+        self._unknown = unknown  # the facts of a function asked for again while its own are worked out
+        self._computing: set[str] = set()
         self.done: dict[str, FunctionFacts] = {}
 
     def __getitem__(self, name: str) -> FunctionFacts:
         if name not in self.done:
-            self.done[name] = self._compute(name, self._infos[name])
+            if name in self._computing:  # a call cycle back into it (a.f -> b.g -> a.f): cut, nothing known
+                return self._unknown(name, self._infos[name])
+            self._computing.add(name)
+            try:
+                self.done[name] = self._compute(name, self._infos[name])
+            finally:
+                self._computing.discard(name)
         return self.done[name]
 
     def __iter__(self):
@@ -72,7 +81,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
                           for attribute, value in analysis.state_attributes(info.class_info)
                           if isinstance(value.origin, cst.CSTNode))
         return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
-                             holds)
+                             holds, settings_made(analysis, info, place))
 
     infos = {}
     module_scope = analysis.symbols.module_scope
@@ -86,7 +95,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
         for info in analysis.symbols.functions.values():
             if info.class_info is klass:
                 infos[f"{class_name}.{info.node.name.value}"] = info
-    functions = _LazyFunctions(infos, facts)
+    functions = _LazyFunctions(infos, facts, lambda name, info: FunctionFacts(name, place(info.node.name)))
 
     state: dict[str, tuple[str, int]] = {}
     exports: dict[str, str] = {}
