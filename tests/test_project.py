@@ -171,6 +171,24 @@ def test_prefilter_lets_through_a_file_that_runs_tensorflow_through_its_project(
                                 str(numpy_only.parent.parent / "x.py"), Config())
 
 
+def test_prefilter_lets_through_a_file_that_calls_a_helper_making_a_setting(tmp_path: Path, monkeypatch) -> None:
+    """No TensorFlow, no processes: the file passes when a project module it imports (or one that
+    module imports) names a runtime setting, and only then; a changed helper is read again."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "helpers.py").write_text("from gpus import pin\n", encoding="utf-8")
+    (tmp_path / "gpus.py").write_text("import os\n\ndef pin(i):\n    os.environ['CUDA_VISIBLE_DEVICES'] = str(i)\n",
+                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    entry = tmp_path / "train.py"
+    entry.write_text("", encoding="utf-8")  # the verdict is about a file of the project
+    entry = str(entry)
+    assert may_need_project("from helpers import pin\npin(0)\n", entry, Config())
+    assert not may_need_project("import os\nprint(os.getcwd())\n", entry, Config())
+    (tmp_path / "gpus.py").write_text("def pin(i):\n    return i\n", encoding="utf-8")
+    assert not may_need_project("from helpers import pin\npin(0)\n", entry, Config())
+
+
 # output -------------------------------------------------------------------------------------------
 def test_related_place_in_the_other_module(capsys, monkeypatch) -> None:
     monkeypatch.chdir(ROOT / "fixtures" / "projects" / "late_env_after_imported_query")

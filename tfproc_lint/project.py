@@ -33,8 +33,8 @@ from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, imported_names, layout_for, may_reach_tensorflow, project_imports,
-    read_source,
+    MAX_IMPORT_DEPTH, MAX_SETTING_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, imported_names, layout_for,
+    may_reach_tensorflow, project_imports, read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -346,7 +346,8 @@ class Project:
     def _may_make_a_setting(self, text: str, path: Path) -> bool:
         """The module, or a project module it imports, names a runtime setting (environment variables
         need no TensorFlow): its functions' facts say which settings they make."""
-        return names_a_setting(text) or project_imports(text, path, self.layout, names=names_a_setting) is True
+        return names_a_setting(text) or project_imports(
+            text, path, self.layout, names=names_a_setting, max_depth=MAX_SETTING_IMPORT_DEPTH) is True
 
     def _syntax_tree(self, path: Path) -> ast.Module | None:
         """The module file's CPython syntax tree, recorded as consulted; None if unreadable."""

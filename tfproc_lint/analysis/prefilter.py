@@ -24,7 +24,7 @@ from tfproc_lint.analysis.names import canonical
 from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.knowledge import environment, packages
 from tfproc_lint.knowledge.tensorflow import RUNTIME_CONFIGURATION
-from tfproc_lint.project_layout import layout_for, project_imports
+from tfproc_lint.project_layout import MAX_SETTING_IMPORT_DEPTH, layout_for, project_imports
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
 # `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
@@ -148,7 +148,7 @@ def project_verdict(source: str, path, config) -> bool | None:
         return project_imports(source, path, layout)
     # A file that calls a helper of another module which makes a runtime setting (TFP402, TFP403):
     # one of the project modules it imports names one.
-    return project_imports(source, path, layout, names=names_a_setting)
+    return project_imports(source, path, layout, names=names_a_setting, max_depth=MAX_SETTING_IMPORT_DEPTH)
 
 
 def _imports_engine(source: str) -> bool:
