@@ -53,15 +53,17 @@ class Effect:
 class SettingKind(str, Enum):
     CONFIGURATION = "configuration"  # a `tf.config` call (TFP402)
     ENVIRONMENT = "environment"  # an environment variable TensorFlow reads when its runtime starts (TFP403)
+    START_METHOD = "start_method"  # `multiprocessing.set_start_method(...)` without force=True (TFP203)
 
 
 @dataclass(frozen=True)
 class Setting:
-    """A setting TensorFlow reads once, when its runtime starts, that a function makes (directly or
-    through the functions it calls): made after the start, it raises or is ignored."""
+    """A setting that a function makes (directly or through the functions it calls) and that can be
+    made only once: TensorFlow reads it when its runtime starts (made after, it raises or is ignored),
+    or the start method (set once the default context is fixed, it raises)."""
 
     kind: SettingKind
-    name: str  # RUNTIME_CONFIGURATION's name, or the first variable of RUNTIME_ENVIRONMENT it sets
+    name: str  # RUNTIME_CONFIGURATION's name, the first variable of RUNTIME_ENVIRONMENT it sets, the method
     spelled: str  # as written: `tf.config.threading.set_intra_op_parallelism_threads`, `os.environ["TF_..."]`
     place: Place
 

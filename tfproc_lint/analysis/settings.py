@@ -15,7 +15,7 @@ import libcst as cst
 from tfproc_lint.analysis.answers import per_file
 from tfproc_lint.analysis.execution import RuntimeStart
 from tfproc_lint.analysis.project_names import Place, Setting, SettingKind
-from tfproc_lint.analysis.start_methods import catches_runtime_error
+from tfproc_lint.analysis.start_methods import catches_runtime_error, set_start_method_calls
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
@@ -152,7 +152,8 @@ def settings_made(analysis: "FileAnalysis", info: FunctionInfo, place) -> tuple[
     """The settings calling `info` makes (a function's summary, `FunctionFacts.settings`): in its
     own code, in the functions of this file it calls, and in the project functions those call (their
     summaries, which compose the same way), `MAX_SETTING_DEPTH` calls deep, cycles cut. A setting
-    inside `try: ... except RuntimeError:` is left out (its error is handled there). `place(node)`:
+    inside `try: ... except RuntimeError:` is left out (its error is handled there), and so is a
+    `set_start_method(..., force=True)`. `place(node)`:
     a node's `Place`."""
     key = (analysis.path, info.node)
     if key in _composing or len(_composing) >= MAX_SETTING_DEPTH:
@@ -167,6 +168,7 @@ def settings_made(analysis: "FileAnalysis", info: FunctionInfo, place) -> tuple[
 def _settings_in(analysis: "FileAnalysis", info: FunctionInfo, place) -> Iterator[Setting]:
     configurations = dict(configuration_calls(analysis))
     environment_writes = {setting.node: setting for setting in environment_settings(analysis)}
+    start_methods = {found.call: found for found in set_start_method_calls(analysis) if not found.forced}
     seen: set[cst.FunctionDef] = set()
     pending = [(info, 0)]
     while pending:
@@ -181,6 +183,9 @@ def _settings_in(analysis: "FileAnalysis", info: FunctionInfo, place) -> Iterato
             elif node in environment_writes and not catches_runtime_error(analysis, node):
                 written = environment_writes[node]
                 yield Setting(SettingKind.ENVIRONMENT, written.keys[0], written.spelled, place(node))
+            elif node in start_methods and not catches_runtime_error(analysis, node):
+                yield Setting(SettingKind.START_METHOD, start_methods[node].method, start_methods[node].spelled,
+                              place(node))
             if not isinstance(node, cst.Call):
                 continue
             site = analysis.site(node)
