@@ -202,9 +202,13 @@ class ConfigurationAfterRuntimeStart(Rule):
         if not configs and not helpers:
             return
         walk = analysis.execution
+        # Made before the runtime started too (here or by a helper): setting the same value again is accepted.
+        made_before = {name for call, name in configs.items() if walk.also_reached_before_start(call)} | {
+            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
         for made in helpers:
             started = walk.started_before(made.call)
-            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call):
+            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
+                    or made.setting.name in made_before:
                 continue
             setting = made.setting
             yield Report(

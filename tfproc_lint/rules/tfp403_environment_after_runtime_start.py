@@ -224,9 +224,13 @@ class EnvironmentAfterRuntimeStart(Rule):
         if not settings and not helpers:
             return
         walk = analysis.execution
+        # Set before the runtime started too (here or by a helper): setting it again changes nothing.
+        made_before = {key for s in settings if walk.also_reached_before_start(s.node) for key in s.keys} | {
+            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
         for made in helpers:
             started = walk.started_before(made.call)
-            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call):
+            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
+                    or made.setting.name in made_before:
                 continue
             setting = made.setting
             yield Report(
