@@ -62,6 +62,8 @@ def _lint(tree: str, run: Run) -> tuple[int, str, str]:
     if not os.path.isdir(os.path.join(tree, run.cwd)):  # a fixture project new in the later tree: no findings
         return 0, "" if run.diff else json.dumps({"findings": []}), ""
     env = {**os.environ, "PYTHONPATH": tree, "PYTHONHASHSEED": "0"}
+    if not os.path.isdir(os.path.join(tree, run.cwd)):  # a fixture project added since: nothing found there before
+        return 0, json.dumps({"findings": []}), ""
     mode = ["--diff"] if run.diff else ["--format", "json"]
     command = [sys.executable, "-m", "tfproc_lint.cli", "check", *run.paths, "--no-cache", "-j", "1", *mode,
                *run.options]

@@ -18,7 +18,7 @@ from conftest import ROOT, run_env
 from expectations import expected
 from tfproc_lint import cache as cache_module, cli
 from tfproc_lint.analysis.prefilter import may_match, may_need_project
-from tfproc_lint.analysis.project_names import ModuleSummary
+from tfproc_lint.analysis.project_names import ModuleSummary, SettingKind
 from tfproc_lint.config import Config
 from tfproc_lint.project import Project, project_for
 from tfproc_lint.project_layout import clear_caches, find_root, imported_names, layout_for
@@ -156,6 +156,35 @@ def test_import_cycles_end(tmp_path: Path, monkeypatch) -> None:
     assert project.summary("a") is not None and project.summary("b") is not None
 
 
+def test_settings_made_through_calls(monkeypatch) -> None:
+    """A function's facts list the settings it makes, through project calls (prepare -> limit_threads),
+    not reads, not a setting whose RuntimeError is handled; they survive serialisation."""
+    monkeypatch.chdir(ROOT / "fixtures" / "projects" / "helper_limits_threads_late")
+    clear_caches()
+    project = project_for("train.py", Config())
+    names = project.names_for("train.py")
+    made = [(s.kind, s.name.rsplit(".", 1)[1], str(s.place)) for s in names.function("pkg.setup.prepare").settings]
+    assert made == [(SettingKind.CONFIGURATION, "set_intra_op_parallelism_threads", "pkg/perf.py:5"),
+                    (SettingKind.CONFIGURATION, "set_inter_op_parallelism_threads", "pkg/perf.py:6")]
+    assert names.function("pkg.perf.thread_counts").settings == ()
+    assert names.function("pkg.perf.try_limit_threads").settings == ()
+    for module in ("pkg.perf", "pkg.setup"):
+        summary = project.summary(module)
+        assert ModuleSummary.from_dict(json.loads(json.dumps(summary.to_dict()))) == summary
+
+
+def test_settings_through_a_call_cycle_end(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / ".git").mkdir()
+    for name, other in (("a", "b"), ("b", "a")):
+        (tmp_path / f"{name}.py").write_text(
+            f"import os\nimport {other}\n\n\ndef f():\n    os.environ['TF_NUM_INTRAOP_THREADS'] = '1'\n"
+            f"    return {other}.f()\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    facts = project_for("a.py", Config()).names_for("a.py").function("a.f")
+    assert {str(s.place) for s in facts.settings} == {"a.py:6", "b.py:6"}
+
+
 # pre-filter ---------------------------------------------------------------------------------------
 def test_prefilter_lets_through_a_file_that_runs_tensorflow_through_its_project(monkeypatch) -> None:
     directory = ROOT / "fixtures" / "projects" / "fork_after_imported_build"
@@ -168,6 +197,24 @@ def test_prefilter_lets_through_a_file_that_runs_tensorflow_through_its_project(
     numpy_only = ROOT / "fixtures" / "projects" / "imported_worker_numpy" / "etl" / "clean.py"
     assert not may_need_project("import multiprocessing\nfrom etl.clean import clip_rows\nmultiprocessing.Pool(2)\n",
                                 str(numpy_only.parent.parent / "x.py"), Config())
+
+
+def test_prefilter_lets_through_a_file_that_calls_a_helper_making_a_setting(tmp_path: Path, monkeypatch) -> None:
+    """No TensorFlow, no processes: the file passes when a project module it imports (or one that
+    module imports) names a runtime setting, and only then; a changed helper is read again."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "helpers.py").write_text("from gpus import pin\n", encoding="utf-8")
+    (tmp_path / "gpus.py").write_text("import os\n\ndef pin(i):\n    os.environ['CUDA_VISIBLE_DEVICES'] = str(i)\n",
+                                      encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    clear_caches()
+    entry = tmp_path / "train.py"
+    entry.write_text("", encoding="utf-8")  # the verdict is about a file of the project
+    entry = str(entry)
+    assert may_need_project("from helpers import pin\npin(0)\n", entry, Config())
+    assert not may_need_project("import os\nprint(os.getcwd())\n", entry, Config())
+    (tmp_path / "gpus.py").write_text("def pin(i):\n    return i\n", encoding="utf-8")
+    assert not may_need_project("from helpers import pin\npin(0)\n", entry, Config())
 
 
 # output -------------------------------------------------------------------------------------------

@@ -168,7 +168,8 @@ def _prepare_noted(source_file: SourceFile, config: Config, fix_edits: bool,
         # A file that makes processes may run TensorFlow through a module of its project: it is
         # decoded and, if so, linted; the file index does not remember it as stopped (its verdict
         # depends on other files).
-        through_project = config.project_analysis and not _names_tensorflow(data) and may_start_processes_bytes(data)
+        through_project = config.project_analysis and not _names_tensorflow(data) and (
+            may_start_processes_bytes(data) or b"import" in data)  # or imports a helper that makes a setting
         if not (source_file.explicit or through_project or may_match_bytes(data, notebook)):
             return result, prefiltered
         text = _notebook_program(data) if notebook else decode(data).text

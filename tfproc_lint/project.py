@@ -26,6 +26,7 @@ from tfproc_lint.analysis.entry_points import EntryPoint, agreed_start_method, e
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.import_effects import ImportEffects, defines_state
 from tfproc_lint.analysis.importers import find_importers
+from tfproc_lint.analysis.prefilter import names_a_setting
 from tfproc_lint.analysis.module_outline import constants, constants_in, outline, text_exports
 from tfproc_lint.analysis.project_names import CallerStart, ModuleSummary, Place, ProjectNames
 from tfproc_lint.analysis.summaries import summarize
@@ -33,7 +34,8 @@ from tfproc_lint.config import Config, display_path
 from tfproc_lint.files import collect_files
 from tfproc_lint.parsing import parse_guarded
 from tfproc_lint.project_layout import (
-    MAX_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, imported_names, layout_for, may_reach_tensorflow, read_source,
+    MAX_IMPORT_DEPTH, MAX_SETTING_IMPORT_DEPTH, TENSORFLOW_WORDS, Layout, imported_names, layout_for,
+    may_reach_tensorflow, project_imports, read_source,
 )
 from tfproc_lint.source import SourceError, decode, parse_guard
 
@@ -374,7 +376,7 @@ class Project:
         display = display_path(path)
         own_name = self.layout.module_name(path) or module
         if not any(word in text for word in TENSORFLOW_WORDS) \
-                and not may_reach_tensorflow(text, path, self.layout):
+                and not may_reach_tensorflow(text, path, self.layout) and not self._may_make_a_setting(text, path):
             exports = text_exports(text, self.layout.package_of(path))
             return ModuleSummary(own_name, display, exports=exports, constants=constants_in(text))
         try:
@@ -404,6 +406,12 @@ class Project:
         return ModuleSummary(own_name, display,
                              functions=_DeferredFunctions(names.functions, self, analyse, with_project),
                              exports=names.exports, star_exports=names.star_exports, constants=numbers)
+
+    def _may_make_a_setting(self, text: str, path: Path) -> bool:
+        """The module, or a project module it imports, names a runtime setting (environment variables
+        need no TensorFlow): its functions' facts say which settings they make."""
+        return names_a_setting(text) or project_imports(
+            text, path, self.layout, names=names_a_setting, max_depth=MAX_SETTING_IMPORT_DEPTH) is True
 
     def _syntax_tree(self, path: Path) -> ast.Module | None:
         """The module file's CPython syntax tree, recorded as consulted; None if unreadable."""

@@ -153,6 +153,7 @@ def clear_caches() -> None:
     """Forget what was looked up on disk (the editor server calls this when files appear)."""
     _module_path.cache_clear()
     _is_package.cache_clear()
+    _SCANS.clear()
     _layout_for_directory.cache_clear()
 
 
@@ -177,6 +178,9 @@ _IMPORT_LINE = re.compile(
 # Words without which a module neither runs TensorFlow nor sets a start method (not read further).
 TENSORFLOW_WORDS = (*packages.TENSORFLOW_MARKERS, processes.SET_START_METHOD.rpartition(".")[2])
 MAX_IMPORT_DEPTH = 6
+# How far a helper that makes a runtime setting is looked for through imports: the module a file
+# imports, or one that module imports (each file that imports project modules pays this search).
+MAX_SETTING_IMPORT_DEPTH = 2
 
 
 def imported_names(text: str, package: str | None) -> list[str]:
@@ -202,27 +206,59 @@ def may_reach_tensorflow(text: str, path: Path | str, layout: Layout) -> bool:
     return project_imports(text, path, layout) is True
 
 
-def project_imports(text: str, path: Path | str, layout: Layout) -> bool | None:
+def project_imports(text: str, path: Path | str, layout: Layout, names=None,
+                    max_depth: int = MAX_IMPORT_DEPTH) -> bool | None:
     """None: `text` imports no module of the project (its pre-filter verdict depends on it alone);
-    True: one of them, directly or through others, names TensorFlow, Keras or a start method;
-    False: it imports project modules, none of which does."""
+    True: one of them, directly or through others (`max_depth` imports deep), names TensorFlow,
+    Keras or a start method (or, given `names(text)`, what that predicate looks for); False: it
+    imports project modules, none of which does."""
     found = None
     seen: set[Path] = set()
-    pending = [(text, Path(path), 0)]
+    pending = [(_imported_files(text, Path(path), layout), 0)]
     while pending:
-        current, current_path, depth = pending.pop()
-        for name in imported_names(current, layout.package_of(current_path)):
-            target = layout.module_path(name, current_path)
-            if target is None or target in seen:
+        targets, depth = pending.pop()
+        for target in targets:
+            if target in seen:
                 continue
             seen.add(target)
             found = False
-            try:
-                imported = read_source(target).decode("utf-8", errors="replace")
-            except OSError:
+            scanned = _scan(target, layout, names)
+            if scanned is None:
                 continue
-            if any(word in imported for word in TENSORFLOW_WORDS):
+            matches, further = scanned
+            if matches:
                 return True
-            if depth + 1 < MAX_IMPORT_DEPTH:
-                pending.append((imported, target, depth + 1))
+            if depth + 1 < max_depth:
+                pending.append((further, depth + 1))
     return found
+
+
+def _imported_files(text: str, path: Path, layout: Layout) -> tuple[Path, ...]:
+    found = (layout.module_path(name, path) for name in imported_names(text, layout.package_of(path)))
+    return tuple(target for target in found if target is not None)
+
+
+# A module file's scan (whether it names what is looked for, the project files it imports), by its
+# path, size and modification time: each file that imports it asks again (an editor buffer is read anew).
+_SCANS: dict[tuple, tuple[bool, tuple[Path, ...]]] = {}
+
+
+def _scan(target: Path, layout: Layout, names) -> tuple[bool, tuple[Path, ...]] | None:
+    key = None
+    if buffer_text(target) is None:
+        try:
+            stat = os.stat(target)
+        except OSError:
+            return None
+        key = (target, layout, names, stat.st_mtime_ns, stat.st_size)
+        if key in _SCANS:
+            return _SCANS[key]
+    try:
+        imported = read_source(target).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    matches = names(imported) if names is not None else any(word in imported for word in TENSORFLOW_WORDS)
+    result = (matches, () if matches else _imported_files(imported, target, layout))
+    if key is not None:
+        _SCANS[key] = result
+    return result

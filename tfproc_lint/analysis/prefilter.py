@@ -24,7 +24,7 @@ from tfproc_lint.analysis.names import canonical
 from tfproc_lint.knowledge import engines as engine_knowledge
 from tfproc_lint.knowledge import environment, packages
 from tfproc_lint.knowledge.tensorflow import RUNTIME_CONFIGURATION
-from tfproc_lint.project_layout import layout_for, project_imports
+from tfproc_lint.project_layout import MAX_SETTING_IMPORT_DEPTH, layout_for, project_imports
 
 # Substring groups, rarest first: `in` is the fastest test Python has. "multiprocess" also covers
 # `use_multiprocessing=True` (Keras data workers: the analysis takes only the literal True, so
@@ -133,20 +133,31 @@ def may_need_project(source: str, path, config) -> bool:
 
 def project_verdict(source: str, path, config) -> bool | None:
     """`may_need_project`, and whether the answer depends on other files: None when it does not
-    (project analysis off, the text names TensorFlow or makes no processes, no project, or no
-    import of a project module), else True or False."""
+    (project analysis off, the text names TensorFlow, no project, or no import of a project module),
+    else True or False. A file that makes no processes needs a project module it imports to name
+    a runtime setting (a helper it may call after the runtime started)."""
     if not getattr(config, "project_analysis", False) or any(marker in source for marker in _GROUPS[1]):
         return None  # a file that names TensorFlow itself was judged by `may_match` on its own text
-    if not may_start_processes(source):
+    processes = may_start_processes(source)
+    if not processes and "import" not in source:
         return None
     layout = layout_for(path, config.src)
     if layout is None or not os.path.isfile(path):
         return None
-    return project_imports(source, path, layout)
+    if processes:
+        return project_imports(source, path, layout)
+    # A file that calls a helper of another module which makes a runtime setting (TFP402, TFP403):
+    # one of the project modules it imports names one.
+    return project_imports(source, path, layout, names=names_a_setting, max_depth=MAX_SETTING_IMPORT_DEPTH)
 
 
 def _imports_engine(source: str) -> bool:
     return any(marker in source for marker in _ENGINES) and _starts_a_line(_ENGINE_IMPORT, source, ("import", "from"))
+
+
+def names_a_setting(source: str) -> bool:
+    """The text names a `tf.config` setter, or a runtime variable and `os.environ`/`putenv`."""
+    return any(marker in source for marker in _SETTINGS) and _names_a_setting(source)
 
 
 def _names_a_setting(source: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
 from typing import Callable
 
 import libcst as cst
@@ -49,6 +50,24 @@ class Effect:
     trigger: Effect | None = None
 
 
+class SettingKind(str, Enum):
+    CONFIGURATION = "configuration"  # a `tf.config` call (TFP402)
+    ENVIRONMENT = "environment"  # an environment variable TensorFlow reads when its runtime starts (TFP403)
+    START_METHOD = "start_method"  # `multiprocessing.set_start_method(...)` without force=True (TFP203)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting that a function makes (directly or through the functions it calls) and that can be
+    made only once: TensorFlow reads it when its runtime starts (made after, it raises or is ignored),
+    or the start method (set once the default context is fixed, it raises)."""
+
+    kind: SettingKind
+    name: str  # RUNTIME_CONFIGURATION's name, the first variable of RUNTIME_ENVIRONMENT it sets, the method
+    spelled: str  # as written: `tf.config.threading.set_intra_op_parallelism_threads`, `os.environ["TF_..."]`
+    place: Place
+
+
 @dataclass(frozen=True)
 class FunctionFacts:
     name: str  # qualified within its module: "build", "Registry.__init__", "Registry.load"
@@ -69,6 +88,9 @@ class FunctionFacts:
     # A constructor of a `multiprocessing.Process` subclass: the library base it derives from
     # ("multiprocessing.Process"); the object's `start()` runs its `run` in a child.
     process_base: str | None = None
+    # The settings calling it makes (`tf.config`, environment variables), in its own code and the
+    # project functions it calls, to a bounded depth (analysis/settings.py `settings_made`).
+    settings: tuple[Setting, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +133,8 @@ class ModuleSummary:
         functions = {name: FunctionFacts(f["name"], Place(**f["place"]), effect(f["starts"]), f["returns"],
                                          f["runs_tf"], effect(f["builds"]), f["ray_task"],
                                          tuple(tuple(held) for held in f["holds"]), f.get("instance_of"),
-                                         f.get("process_base"))
+                                         f.get("process_base"),
+                                         tuple(_setting(item) for item in f.get("settings", ())))
                      for name, f in data["functions"].items()}
         return cls(module=data["module"], path=data["path"], functions=functions,
                    state={name: (kind, line) for name, (kind, line) in data["state"].items()},
@@ -119,6 +142,10 @@ class ModuleSummary:
                    start_method=tuple(data["start_method"]) if data["start_method"] else None,
                    fixes_context=effect(data["fixes_context"]), exports=dict(data["exports"]),
                    star_exports=tuple(data["star_exports"]), constants=dict(data["constants"]))
+
+
+def _setting(item: dict) -> Setting:
+    return Setting(SettingKind(item["kind"]), item["name"], item["spelled"], Place(**item["place"]))
 
 
 class ProjectNames:

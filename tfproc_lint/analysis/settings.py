@@ -14,6 +14,8 @@ import libcst as cst
 
 from tfproc_lint.analysis.answers import per_file
 from tfproc_lint.analysis.execution import RuntimeStart
+from tfproc_lint.analysis.project_names import Place, Setting, SettingKind
+from tfproc_lint.analysis.start_methods import catches_runtime_error, set_start_method_calls
 from tfproc_lint.analysis.symbols import FunctionInfo, Scope
 from tfproc_lint.analysis.walk import calls_in, iter_tree
 from tfproc_lint.analysis.workers import WorkerKind
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from tfproc_lint.analysis.workers import Owner
 
 MAX_WORKER_DEPTH = 3
+MAX_SETTING_DEPTH = 4  # calls followed for the settings a function makes, across modules
 _GPU_DEVICE = re.compile(r"(?i)^/?(?:job:\w+/)?(?:replica:\d+/)?(?:task:\d+/)?(?:device:)?gpu(?::|$)")
 
 
@@ -139,6 +142,92 @@ def dict_keys(analysis, node: cst.BaseExpression, scope: Scope, depth: int = 0) 
         if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None:
             return dict_keys(analysis, bindings[0].value, bindings[0].scope, depth + 1)
     return []
+
+
+# settings made through calls ------------------------------------------------------------------------
+_composing: list[tuple[str, cst.FunctionDef]] = []  # the functions whose settings are being worked out
+
+
+def settings_made(analysis: "FileAnalysis", info: FunctionInfo, place) -> tuple[Setting, ...]:
+    """The settings calling `info` makes (a function's summary, `FunctionFacts.settings`): in its
+    own code, in the functions of this file it calls, and in the project functions those call (their
+    summaries, which compose the same way), `MAX_SETTING_DEPTH` calls deep, cycles cut. A setting
+    inside `try: ... except RuntimeError:` is left out (its error is handled there), and so is a
+    `set_start_method(..., force=True)`. `place(node)`:
+    a node's `Place`."""
+    key = (analysis.path, info.node)
+    if key in _composing or len(_composing) >= MAX_SETTING_DEPTH:
+        return ()
+    _composing.append(key)
+    try:
+        return tuple(_settings_in(analysis, info, place))
+    finally:
+        _composing.pop()
+
+
+def _settings_in(analysis: "FileAnalysis", info: FunctionInfo, place) -> Iterator[Setting]:
+    configurations = dict(configuration_calls(analysis))
+    environment_writes = {setting.node: setting for setting in environment_settings(analysis)}
+    start_methods = {found.call: found for found in set_start_method_calls(analysis) if not found.forced}
+    seen: set[cst.FunctionDef] = set()
+    pending = [(info, 0)]
+    while pending:
+        function, depth = pending.pop(0)
+        if function.node in seen:
+            continue
+        seen.add(function.node)
+        for node in iter_tree(function.node.body, enter_scopes=False):
+            if node in configurations and not catches_runtime_error(analysis, node):
+                yield Setting(SettingKind.CONFIGURATION, configurations[node], analysis.code(node.func, 60),
+                              place(node))
+            elif node in environment_writes and not catches_runtime_error(analysis, node):
+                written = environment_writes[node]
+                yield Setting(SettingKind.ENVIRONMENT, written.keys[0], written.spelled, place(node))
+            elif node in start_methods and not catches_runtime_error(analysis, node):
+                yield Setting(SettingKind.START_METHOD, start_methods[node].method, start_methods[node].spelled,
+                              place(node))
+            if not isinstance(node, cst.Call):
+                continue
+            site = analysis.site(node)
+            callee = analysis.callee(node, site) if site is not None else None
+            if callee is not None:
+                if depth + 1 < MAX_SETTING_DEPTH:
+                    pending.append((callee, depth + 1))
+            elif site is not None and analysis.project is not None:
+                facts = analysis.project.function(analysis.classifier.qualified_name(node.func, site.scope, site.order))
+                if facts is not None:
+                    yield from facts.settings
+
+
+@record
+class HelperSetting:
+    """A call of another module's function that makes a setting TensorFlow reads once."""
+
+    call: cst.Call
+    helper: str  # the function as spelled at the call: `perf.limit_threads`
+    setting: Setting  # the first setting of its kind the function makes
+
+
+def helper_settings(analysis: "FileAnalysis", kind: SettingKind) -> list[HelperSetting]:
+    """The calls of this file that run a project function of another module (its summary) which
+    makes a setting of `kind`. Calls not caught by `except RuntimeError` only."""
+    project = analysis.project
+    if project is None:
+        return []
+    found = []
+    for site, name in analysis.calls.resolved():
+        if not name or analysis.callee(site.node, site) is not None:
+            continue  # a function of this file: the execution walk follows it
+        facts = project.function(name)
+        setting = next((s for s in facts.settings if s.kind is kind), None) if facts is not None else None
+        if setting is not None and not catches_runtime_error(analysis, site.node):
+            found.append(HelperSetting(site.node, analysis.code(site.node.func, 60), setting))
+    return found
+
+
+def setting_related(setting: Setting) -> tuple[Place, str]:
+    """The helper's setting, as a finding's related place."""
+    return setting.place, f"the setting is made here: `{setting.spelled}`"
 
 
 # what workers run ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import libcst as cst
 
 from tfproc_lint.analysis.answers import per_file
 from tfproc_lint.analysis.kinds import Kind
+from tfproc_lint.analysis.project_names import SettingKind
 from tfproc_lint.analysis.symbols import CallSite
 from tfproc_lint.analysis.values import argument, keyword, literal_start_method
 from tfproc_lint.knowledge import processes
@@ -60,6 +61,11 @@ def fixes_default_context(analysis: "ModuleFacts", call: cst.Call, graph: bool =
     name = classifier.qualified_name(call.func, site.scope, site.order)
     if name == processes.SET_START_METHOD:
         return f"{analysis.code(call, 50)} set it"
+    own = analysis.callee(call, site) is not None  # a function of this file: the walk follows it
+    facts = analysis.project.function(name) if analysis.project is not None and name and not own else None
+    made = next((s for s in facts.settings if s.kind is SettingKind.START_METHOD), None) if facts else None
+    if made is not None:  # a function of another module that sets it
+        return f"calls {name}(), which set it with {made.spelled} ({made.place})"
     if name == processes.GET_CONTEXT:
         return "get_context() without a method fixed it" if literal_start_method(call) == "default" else None
     if name == processes.GET_START_METHOD:

@@ -23,6 +23,7 @@ from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.per_task import movable_builders
 from tfproc_lint.analysis.project_calls import constructor, project_bases, project_class_of
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
+from tfproc_lint.analysis.settings import settings_made
 from tfproc_lint.analysis.start_methods import fixes_default_context
 from tfproc_lint.analysis.symbols import ClassInfo
 from tfproc_lint.analysis.values import literal_start_method
@@ -34,14 +35,22 @@ class _LazyFunctions(Mapping):
     """A summary's functions, each worked out when first asked for: an importing module asks for
     a few names of a module that may define hundreds."""
 
-    def __init__(self, infos: dict, compute) -> None:
+    def __init__(self, infos: dict, compute, unknown) -> None:
         self._infos = infos
         self._compute = compute
+        self._unknown = unknown  # the facts of a function asked for again while its own are worked out
+        self._computing: set[str] = set()
         self.done: dict[str, FunctionFacts] = {}
 
     def __getitem__(self, name: str) -> FunctionFacts:
         if name not in self.done:
-            self.done[name] = self._compute(name, self._infos[name])
+            if name in self._computing:  # a call cycle back into it (a.f -> b.g -> a.f): cut, nothing known
+                return self._unknown(name, self._infos[name])
+            self._computing.add(name)
+            try:
+                self.done[name] = self._compute(name, self._infos[name])
+            finally:
+                self._computing.discard(name)
         return self.done[name]
 
     def __iter__(self):
@@ -81,7 +90,8 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
                           if isinstance(value.origin, cst.CSTNode))
         return FunctionFacts(name, place(info.node.name), starts, returns, tf.function_runs(info), builds, ray_task,
                              holds, _instance_of(analysis, module, info),
-                             process_base(analysis, made) if made is not None else None)
+                             process_base(analysis, made) if made is not None else None,
+                             settings_made(analysis, info, place))
 
     infos = {}
     classes: dict[str, ClassInfo] = {}  # "Class.__init__" -> the class
@@ -103,7 +113,7 @@ def summarize(analysis, module: str, display: str) -> ModuleSummary:
             made_by = None  # inherited by a class that overrides its base's methods: not followed
         infos.setdefault(f"{class_name}.__init__", made_by or klass)
         classes[f"{class_name}.__init__"] = klass
-    functions = _LazyFunctions(infos, facts)
+    functions = _LazyFunctions(infos, facts, lambda name, info: FunctionFacts(name, place(info.node.name)))
 
     state: dict[str, tuple[str, int]] = {}
     exports: dict[str, str] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.file_analysis import FileAnalysis
+from tfproc_lint.analysis.project_names import SettingKind
+from tfproc_lint.analysis.settings import helper_settings, setting_related
 from tfproc_lint.analysis.start_methods import catches_runtime_error, is_library_module, set_start_method_calls
 from tfproc_lint.fixes.context_object import UseContextObject
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
@@ -25,6 +27,21 @@ class SetAfterFixed(Finding):
                   "once in the entry point") if not self.in_imported_module else \
             "remove the call from that module (a spawned child imports it again, and raises there too)"
         return f"{self.call} can run after the start method was fixed ({why}): it raises {_ERROR}; {advice}"
+
+
+@finding
+class HelperSetAfterFixed(Finding):
+    helper: str = shown()  # the other module's function, as called
+    call: str = worded()  # its set_start_method call as spelled there
+    place: str = shown()  # where: `pkg/setup.py:5`
+    line: int | None = shown()  # where the method was fixed; None: by this very call, which ran once already
+    reason: str = worded()
+
+    def message(self) -> str:
+        why = "it already ran once" if self.line is None else f"line {self.line}: {self.reason}"
+        return (f"`{self.helper}()` calls {self.call} ({self.place}) and can run after the start method was fixed "
+                f"({why}): it raises {_ERROR}; set the method once in the entry point, or ask for "
+                "multiprocessing.get_context(...) where the processes are made")
 
 
 @finding
@@ -51,7 +68,11 @@ class StartMethodSetTwice(Rule):
         "`allow_none=True` or `get_context()` without a method, and in a library module at import "
         "(a package's `__init__.py` or a module with relative imports, without a `__main__` block). "
         "The order follows TFP201's execution-order walk through the file's calls and control "
-        "flow. A call inside `try: ... except RuntimeError:` is not reported."
+        "flow. A call inside `try: ... except RuntimeError:` is not reported. With project analysis, "
+        "a call of another module's function that sets the method (itself or through the project "
+        "functions it calls, without `force=True`, not inside `except RuntimeError`) counts as "
+        "setting it: reported at the call where the method may be fixed already, and fixing it for "
+        "what comes after."
     )
     why_bad = (
         "The global start method can be set once. The second `set_start_method` (or the first one "
@@ -186,9 +207,23 @@ class StartMethodSetTwice(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         calls = [c for c in set_start_method_calls(analysis) if not c.forced]
-        if not calls:
+        helpers = helper_settings(analysis, SettingKind.START_METHOD)
+        if not calls and not helpers:
             return
         walk = analysis.context_walk
+        for made in helpers:
+            earlier = walk.started_before(made.call)
+            if earlier is None:
+                continue
+            again = earlier.call is made.call
+            yield Report(
+                made.call,
+                HelperSetAfterFixed(made.helper, made.setting.spelled, str(made.setting.place),
+                                    None if again else analysis.line_of(earlier.call), "" if again else earlier.reason),
+                related=(setting_related(made.setting),) + (() if again else (
+                    (earlier.call, f"start method fixed here: {earlier.reason}"),
+                    *analysis.tf.external_related(earlier.call, "start method fixed here"))),
+            )
         library = is_library_module(analysis)
         for call in calls:
             if catches_runtime_error(analysis, call.call):

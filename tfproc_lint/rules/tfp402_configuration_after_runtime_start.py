@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.settings import configuration_calls, forked_after_start, worker_calls
+from tfproc_lint.analysis.project_names import SettingKind
+from tfproc_lint.analysis.settings import (configuration_calls, forked_after_start, helper_settings, setting_related,
+                                           worker_calls)
 from tfproc_lint.analysis.start_methods import catches_runtime_error
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge.tensorflow import GPU_ONLY_CONFIGURATION, RUNTIME_CONFIGURATION
@@ -24,6 +26,22 @@ class ConfiguredAfterStart(Finding):
                   + (", which the `except` around it swallows, so the setting is lost" if self.swallowed else ""))
         return (f"`{self.call}()` runs after TensorFlow's runtime started (line {self.line}: {self.reason}): "
                 f"{effect}; make it before line {self.line}, first thing in the program")
+
+
+@finding
+class ConfiguredByHelperAfterStart(Finding):
+    helper: str = shown()  # the other module's function, as called
+    call: str = shown()  # the tf.config function it calls
+    place: str = shown()  # where it calls it: `pkg/perf.py:4`
+    line: int = shown()  # where the runtime started
+    reason: str = worded()
+    setting: str
+
+    def message(self) -> str:
+        return (f"`{self.helper}()` runs after TensorFlow's runtime started (line {self.line}: {self.reason}) and "
+                f"leads to `{self.call}()` ({self.place}), which raises `RuntimeError: "
+                f"{RUNTIME_CONFIGURATION[self.setting]}`{_where(self.setting)}; call it before line {self.line}, "
+                "first thing in the program")
 
 
 @finding
@@ -58,7 +76,10 @@ class ConfigurationAfterRuntimeStart(Rule):
         "calls, also when the class is constructed in another module), "
         "or in a worker forked from a parent that had started it (the pool's `initializer`, the "
         "task, a `Process` target). A call that also runs before the runtime starts (a helper "
-        "called both before and after) is not reported: setting the same value again is accepted."
+        "called both before and after) is not reported: setting the same value again is accepted. "
+        "With project analysis, the call of another module's function that makes such a setting "
+        "(itself or through the project functions it calls, a few calls deep) is reported the same way, "
+        "at the call, naming the setting's line there."
     )
     why_bad = (
         "These settings are read once, when the runtime creates its thread pools and devices. "
@@ -72,9 +93,11 @@ class ConfigurationAfterRuntimeStart(Rule):
         "present: the code passes on a laptop and fails on the GPU server."
     )
     known_problems = (
-        "Settings made in another module, or through a variable holding the function, are not "
-        "seen. A `try: ... except RuntimeError:` around the call (as in TensorFlow's GPU guide) "
-        "is still reported: the error is swallowed but the setting is lost."
+        "Settings made in another module are seen only through a call of a function of that module "
+        "(not through a method of an object made there), and never through a variable holding the "
+        "function; such a call inside `try: ... except RuntimeError:` is not reported. A `try: ... "
+        "except RuntimeError:` around the call (as in TensorFlow's GPU guide) is still reported: the "
+        "error is swallowed but the setting is lost."
     )
     fix_safety = (
         "Safe: when the setting is a statement of its own (or the call of a function of this file "
@@ -82,7 +105,8 @@ class ConfigurationAfterRuntimeStart(Rule):
         "statement where the runtime starts, the fix moves it just above that statement; the "
         "statements it moves past must not bind what it reads or read the environment or the "
         "configuration. Otherwise (the runtime starts in another function, at import, or in the "
-        "parent of a forked worker): manual edit required."
+        "parent of a forked worker): manual edit required. A call of another module's function that "
+        "makes the setting: manual edit required (move the call, or the setting, before the start)."
     )
     evidence = (
         "After one eager op, `set_inter_op_parallelism_threads(1)`, `set_intra_op_parallelism_threads(1)` "
@@ -174,9 +198,26 @@ class ConfigurationAfterRuntimeStart(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         configs = dict(configuration_calls(analysis))
-        if not configs:
+        helpers = helper_settings(analysis, SettingKind.CONFIGURATION)
+        if not configs and not helpers:
             return
         walk = analysis.execution
+        # Made before the runtime started too (here or by a helper): setting the same value again is accepted.
+        made_before = {name for call, name in configs.items() if walk.also_reached_before_start(call)} | {
+            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
+        for made in helpers:
+            started = walk.started_before(made.call)
+            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
+                    or made.setting.name in made_before:
+                continue
+            setting = made.setting
+            yield Report(
+                made.call,
+                ConfiguredByHelperAfterStart(made.helper, setting.spelled, str(setting.place),
+                                             analysis.line_of(started.call), started.reason, setting.name),
+                related=(setting_related(setting), (started.call, f"TensorFlow runtime started here: {started.reason}"),
+                         *analysis.tf.external_related(started.call)),
+            )
         reported = set()
         for call, name in configs.items():
             started = walk.started_before(call)

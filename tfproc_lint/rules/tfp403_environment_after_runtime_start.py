@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
-from tfproc_lint.analysis.settings import environment_settings, forked_after_start, worker_nodes
+from tfproc_lint.analysis.project_names import SettingKind
+from tfproc_lint.analysis.settings import (environment_settings, forked_after_start, helper_settings, setting_related,
+                                           worker_nodes)
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge import environment
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
@@ -21,6 +23,22 @@ class SetAfterStart(Finding):
         return (f"`{self.setting}` is set after TensorFlow's runtime started (line {self.line}: {self.reason}): "
                 f"{environment.RUNTIME_ENVIRONMENT[self.variable]}; set it before line {self.line} (before `import "
                 "tensorflow` is safest)")
+
+
+@finding
+class SetByHelperAfterStart(Finding):
+    helper: str = shown()  # the other module's function, as called
+    setting: str = shown()  # as spelled there
+    place: str = shown()  # where it sets it: `pkg/gpus.py:4`
+    variable: str
+    line: int = shown()
+    reason: str = worded()
+
+    def message(self) -> str:
+        return (f"`{self.helper}()` runs after TensorFlow's runtime started (line {self.line}: {self.reason}) and "
+                f"leads to `{self.setting}` being set ({self.place}): "
+                f"{environment.RUNTIME_ENVIRONMENT[self.variable]}; call it "
+                f"before line {self.line} (before `import tensorflow` is safest)")
 
 
 @finding
@@ -51,7 +69,9 @@ class EnvironmentAfterRuntimeStart(Rule):
         "have started in the same process (TFP201's execution-order walk, which also follows a "
         "class's constructor into the methods it calls when the class is constructed in another module), "
         "or in a worker forked from a parent that had started it. Setting them after `import tensorflow` "
-        "but before the first op is fine and not reported."
+        "but before the first op is fine and not reported. With project analysis, the call of another "
+        "module's function that sets one (itself or through the project functions it calls, a few calls "
+        "deep) is reported the same way, at the call, naming the line that sets it."
     )
     why_bad = (
         "TensorFlow reads these variables once: CUDA when it initialises, the GPU allocator and the "
@@ -63,8 +83,8 @@ class EnvironmentAfterRuntimeStart(Rule):
     known_problems = (
         "Listing physical devices (`tf.config.list_physical_devices(\"GPU\")`) initialises CUDA "
         "without starting the runtime: a `CUDA_VISIBLE_DEVICES` set after it is ignored too, but "
-        "is not reported. Variables set in another module, or with a key computed at run time, are "
-        "not seen."
+        "is not reported. Variables set in another module are seen only through a call of a function "
+        "of that module (not a method of an object made there); keys computed at run time are not seen."
     )
     fix_safety = (
         "Safe: when the assignment is a statement of its own (or the call of a function of this "
@@ -72,7 +92,8 @@ class EnvironmentAfterRuntimeStart(Rule):
         "the statement where the runtime starts, the fix moves it just above that statement, "
         "provided the statements it moves past do not bind what it reads and do not read the "
         "environment. Otherwise (the runtime started at import, in another function, or in the "
-        "parent of a forked worker): manual edit required."
+        "parent of a forked worker): manual edit required. A call of another module's function that "
+        "sets it: manual edit required (move the call, or the setting, before the start)."
     )
     evidence = (
         "`TF_NUM_INTRAOP_THREADS=1` and `TF_NUM_INTEROP_THREADS=1` set with `os.environ.update` after "
@@ -199,9 +220,26 @@ class EnvironmentAfterRuntimeStart(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         settings = environment_settings(analysis)
-        if not settings:
+        helpers = helper_settings(analysis, SettingKind.ENVIRONMENT)
+        if not settings and not helpers:
             return
         walk = analysis.execution
+        # Set before the runtime started too (here or by a helper): setting it again changes nothing.
+        made_before = {key for s in settings if walk.also_reached_before_start(s.node) for key in s.keys} | {
+            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
+        for made in helpers:
+            started = walk.started_before(made.call)
+            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
+                    or made.setting.name in made_before:
+                continue
+            setting = made.setting
+            yield Report(
+                made.call,
+                SetByHelperAfterStart(made.helper, setting.spelled, str(setting.place), setting.name,
+                                      analysis.line_of(started.call), started.reason),
+                related=(setting_related(setting), (started.call, f"TensorFlow runtime started here: {started.reason}"),
+                         *analysis.tf.external_related(started.call)),
+            )
         reported = set()
         for setting in settings:
             started = walk.started_before(setting.node)

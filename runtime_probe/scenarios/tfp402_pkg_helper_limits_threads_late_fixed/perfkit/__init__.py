@@ -1,0 +1,1 @@
+"""A small serving package: the model, and a helper that tunes the process."""
