@@ -367,7 +367,7 @@ class ModuleFacts:
             value = self.classifier.classify(call.func, site.scope, site.order)
             if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
                 return constructor(self, value.info)
-        if isinstance(call.func, (cst.Name, cst.Attribute)):  # an object of a class of this file: its `__call__`
+        if isinstance(call.func, (cst.Name, cst.Attribute, cst.Call)):  # an object of a class of this file: `__call__`
             klass = self.classifier.instance_class(call.func, site.scope, site.order)
             called = self.find_method(klass, "__call__") if klass is not None else None
             if called is not None:
