@@ -358,7 +358,8 @@ class ModuleFacts:
 
     def callee(self, call: cst.Call, site: CallSite) -> FunctionInfo | None:
         """The function of this file a call runs: a function, a method, a class's constructor
-        (`__init__` or a dataclass's `__post_init__`), `super().method()` (analysis/project_calls.py)."""
+        (`__init__` or a dataclass's `__post_init__`), `super().method()` (analysis/project_calls.py),
+        an object's `__call__`."""
         worker = self.worker(call.func, site.scope, site.order)
         if worker.function is not None and worker.kind in RUNS_A_FUNCTION:
             return worker.function
@@ -366,6 +367,11 @@ class ModuleFacts:
             value = self.classifier.classify(call.func, site.scope, site.order)
             if value.kind is Kind.CLASS and isinstance(value.info, ClassInfo):
                 return constructor(self, value.info)
+        if isinstance(call.func, (cst.Name, cst.Attribute, cst.Call)):  # an object of a class of this file: `__call__`
+            klass = self.classifier.instance_class(call.func, site.scope, site.order)
+            called = self.find_method(klass, "__call__") if klass is not None else None
+            if called is not None:
+                return called
         return local_callee(self, call, site)
 
     def find_method(self, klass: ClassInfo, name: str) -> FunctionInfo | None:

@@ -10,7 +10,7 @@ include what the functions, constructors and methods it calls do. A call reaches
   for its constructor), `super().method()` of a project base class, and `obj.method()` on an object
   of a project class: `obj` bound once to `Class(...)` or to a project factory that returns one
   (`make_detector()`), `Class(...).method()`, `self.attr.method()` where the constructor assigned
-  `self.attr` so.
+  `self.attr` so; calling such an object (`objective(x)`, `self.objective(x)`) runs its `__call__`.
 Depth is bounded by the summaries of summaries (project.py's MAX_SUMMARY_DEPTH: modules further
 away are read file by file) and, within a file, by the walks' own depths; a module already being
 summarised is not summarised again (project.py), which cuts cycles. `analysis` is a module's
@@ -36,13 +36,27 @@ def project_callee(analysis, call: cst.Call, site: CallSite) -> FunctionFacts | 
         return None
     func = call.func
     facts = project.function(analysis.classifier.qualified_name(func, site.scope, site.order))
-    if facts is not None or not isinstance(func, cst.Attribute):
+    if facts is not None:
         return facts
+    called = _called_object(analysis, func, site)
+    if called is not None:  # `objective(x)`: an object of a project class runs its `__call__`
+        return called
+    if not isinstance(func, cst.Attribute):
+        return None
     base = _super_base(analysis, func.value, site.scope)
     if base is not None:
         return project.function(f"{base}.{func.attr.value}")
     klass = project_class_of(analysis, func.value, site.scope, site.order)
     return project.function(f"{klass}.{func.attr.value}") if klass is not None else None
+
+
+def _called_object(analysis, func: cst.BaseExpression, site: CallSite) -> FunctionFacts | None:
+    """The facts of `Class.__call__` when `func` is an object of a project class of another module
+    (a name or `self.attr` bound to one, or `Class(...)` itself)."""
+    if not isinstance(func, (cst.Name, cst.Attribute, cst.Call)):
+        return None
+    klass = project_class_of(analysis, func, site.scope, site.order)
+    return analysis.project.function(f"{klass}.__call__") if klass is not None else None
 
 
 def project_class_of(analysis, node: cst.BaseExpression, scope: Scope, order: int,
