@@ -199,6 +199,17 @@ def test_prefilter_lets_through_a_file_that_runs_tensorflow_through_its_project(
                                 str(numpy_only.parent.parent / "x.py"), Config())
 
 
+def test_prefilter_lets_through_a_file_that_starts_a_process_class_of_its_project(monkeypatch) -> None:
+    """No process module named: the file starts an object and imports a module defining a `Process` subclass."""
+    directory = ROOT / "fixtures" / "projects" / "method_forks_after_constructor"
+    monkeypatch.chdir(directory)
+    clear_caches()
+    source = (directory / "desk" / "coach.py").read_text(encoding="utf-8")
+    assert not may_match(source) and may_need_project(source, "desk/coach.py", Config())
+    assert not may_need_project(source.replace("learner.start()", "learner.run()"), "desk/coach.py", Config())
+    assert not may_need_project("from desk.network import QNetwork\nQNetwork().start()\n", "desk/coach.py", Config())
+
+
 def test_prefilter_lets_through_a_file_that_calls_a_helper_making_a_setting(tmp_path: Path, monkeypatch) -> None:
     """No TensorFlow, no processes: the file passes when a project module it imports (or one that
     module imports) names a runtime setting, and only then; a changed helper is read again."""

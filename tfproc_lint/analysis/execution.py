@@ -25,6 +25,7 @@ import libcst as cst
 
 from tfproc_lint.analysis import engines
 
+from tfproc_lint.analysis.project_calls import constructor, process_base
 from tfproc_lint.analysis.symbols import FunctionInfo
 from tfproc_lint.analysis.walk import calls_in_evaluation_order, is_main_guard, iter_tree
 from tfproc_lint.knowledge import processes
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from tfproc_lint.analysis.tf_usage import TensorFlowUsage
 
 MAX_CALL_DEPTH = 4
+# Methods that run on an object its constructor did not make in this process.
+WITHOUT_CONSTRUCTOR = frozenset({"__new__", "__setstate__", "__init_subclass__", "__class_getitem__"})
 
 
 @record
@@ -170,9 +173,24 @@ class ExecutionWalk:
                 reached |= {key[0] for key in self._summaries if _instance_method(functions.get(key[0]), info)}
         for info in functions.values():
             if info.node not in reached:
-                self.function(info, None if info in fresh else on_import, False, depth=1)
+                start = None if info in fresh else (on_import or self._constructed(info, on_import))
+                self.function(info, start, False, depth=1)
         for info, started in self._entries.items():
             self.function(info, started, False, depth=1)
+
+    def _constructed(self, method: FunctionInfo, on_import) -> RuntimeStart | None:
+        """What the object's constructor may have started before one of its methods runs: every
+        method of an instance runs after its constructor (`self.model = Model()`, then `train()`
+        forks). Not for a `Process` subclass, whose `run` may start in a fresh interpreter, nor for
+        methods that run on objects no constructor made (`__new__`, `__setstate__`)."""
+        klass = method.class_info
+        if method.self_name is None or klass is None or method.node.name.value in WITHOUT_CONSTRUCTOR:
+            return None
+        made = constructor(self.analysis, klass)
+        if made is None or made is method or process_base(self.analysis, klass) is not None:
+            return None
+        after = self.function(made, on_import, False, depth=1)
+        return after if isinstance(after, RuntimeStart) else None
 
     def runs_on_import(self, node: cst.CSTNode) -> bool:
         """The call runs when the module is imported (outside the `__main__` block), directly

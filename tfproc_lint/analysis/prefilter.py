@@ -65,6 +65,8 @@ _MAKER = re.compile(
     r"|Parallel|ProcessingPool|ProcessPool|get_reusable_executor|fork)(?:\s*[(),]|\s+as\b)"
     r"|use_multiprocessing\s*=\s*True\b"
 )
+_CALLS_START = re.compile(r"\.start\(\s*\)")
+_PROCESS_SUBCLASS = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*?\b(?:Fork|Spawn|ForkServer)?Process\s*[,)]", re.M)
 _MAKER_KEYWORDS = ("Pool", "Process", "Fork", "Spawn", "Queue", "SimpleQueue", "JoinableQueue", "Pipe", "Manager",
                    "SyncManager", "get_context", "Parallel", "get_reusable_executor", "fork", "use_multiprocessing")
 
@@ -144,11 +146,22 @@ def project_verdict(source: str, path, config) -> bool | None:
     layout = layout_for(path, config.src)
     if layout is None or not os.path.isfile(path):
         return None
-    if processes:
+    if processes or starts_project_process(source, path, layout):
         return project_imports(source, path, layout)
     # A file that calls a helper of another module which makes a runtime setting (TFP402, TFP403):
     # one of the project modules it imports names one.
     return project_imports(source, path, layout, names=names_a_setting, max_depth=MAX_SETTING_IMPORT_DEPTH)
+
+
+def starts_project_process(source: str, path, layout) -> bool:
+    """The text starts an object (`.start()`) and imports a project module that defines a `Process`
+    subclass: a worker process made of another module's class, which the text alone does not show."""
+    return _CALLS_START.search(source) is not None and bool(
+        project_imports(source, path, layout, names=defines_process_class, max_depth=1))
+
+
+def defines_process_class(source: str) -> bool:
+    return _PROCESS_SUBCLASS.search(source) is not None
 
 
 def _imports_engine(source: str) -> bool:

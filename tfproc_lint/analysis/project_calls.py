@@ -22,8 +22,10 @@ from __future__ import annotations
 import libcst as cst
 
 from tfproc_lint.analysis.project_names import FunctionFacts
+from tfproc_lint.analysis.kinds import Kind
 from tfproc_lint.analysis.symbols import CallSite, ClassInfo, FunctionInfo, Scope
 from tfproc_lint.analysis.values import enclosing_function
+from tfproc_lint.knowledge import processes
 
 MAX_BINDING_STEPS = 3  # `d = make(); self.d = d; self.d.run()`: assignments followed to the object made
 DATACLASS_DECORATORS = frozenset({"dataclasses.dataclass"})
@@ -142,6 +144,17 @@ def project_bases(analysis, klass: ClassInfo) -> list[str]:
             if name and project.function(f"{name}.__init__") is not None:
                 found.append(name)
     return found
+
+
+def process_base(analysis, klass: ClassInfo) -> str | None:
+    """The library `Process` class a class of this file derives from (through its local bases;
+    a project base's is in that base's facts), or None."""
+    for local in analysis.classifier.class_lineage(klass):
+        for base in local.node.bases:
+            name = analysis.classifier.qualified_name(base.value, local.outer, analysis.symbols.end_of_file)
+            if processes.PROCESS_BASES.get(name) is Kind.PROCESS or name in processes.PROCESS_CLASS_START_METHODS:
+                return name
+    return None
 
 
 def _super_base(analysis, receiver: cst.BaseExpression, scope: Scope) -> str | None:

@@ -21,7 +21,7 @@ import libcst as cst
 from tfproc_lint.analysis.execution import ExecutionWalk
 from tfproc_lint.analysis.kinds import STATE, Kind
 from tfproc_lint.analysis.per_task import movable_builders
-from tfproc_lint.analysis.project_calls import constructor, project_bases, project_class_of
+from tfproc_lint.analysis.project_calls import constructor, process_base, project_bases, project_class_of
 from tfproc_lint.analysis.project_names import Effect, FunctionFacts, ModuleSummary, Place
 from tfproc_lint.analysis.settings import settings_made
 from tfproc_lint.analysis.start_methods import fixes_default_context
@@ -174,17 +174,6 @@ def _inherited_constructor(analysis, name: str, klass: ClassInfo, where: Place) 
             return replace(inherited, name=name, place=where, process_base=inherited.process_base
                            or process_base(analysis, klass))
     return FunctionFacts(name, where, process_base=process_base(analysis, klass))
-
-
-def process_base(analysis, klass: ClassInfo) -> str | None:
-    """The library `Process` class a class of this file derives from (through its local bases;
-    a project base's is in that base's facts), or None."""
-    for local in analysis.classifier.class_lineage(klass):
-        for base in local.node.bases:
-            name = analysis.classifier.qualified_name(base.value, local.outer, analysis.symbols.end_of_file)
-            if processes.PROCESS_BASES.get(name) is Kind.PROCESS or name in processes.PROCESS_CLASS_START_METHODS:
-                return name
-    return None
 
 
 def _instance_of(analysis, module: str, info) -> str | None:

@@ -332,14 +332,23 @@ class TensorFlowUsage:
         return facts is not None and facts.runs_tf
 
     def _uses_state_attribute(self, worker: "Worker", site) -> bool:
-        """A bound method worker whose object holds TF state that the method reads."""
+        """A bound method worker whose object holds TF state that the method reads (its `built`
+        flag, or a `build()` under `if not self.model.built:`, do not count: TFP103 agrees)."""
         attributes = self.analysis.state_attributes(worker.instance_class, site, worker.instance_origin)
         held = {name for name, _ in attributes}
         self_name = worker.function.self_name
         if not held or not self_name:
             return False
         return any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == self_name
-                   and n.attr.value in held for n in iter_tree(worker.function.node.body))
+                   and n.attr.value in held and not self._only_checks_built(n)
+                   for n in iter_tree(worker.function.node.body))
+
+    def _only_checks_built(self, held: cst.Attribute) -> bool:
+        ancestors = self.analysis.ancestors(held)
+        if ancestors and isinstance(ancestors[0], cst.Attribute) and ancestors[0].attr.value == "built":
+            return True
+        call = next((node for node in ancestors if isinstance(node, cst.Call)), None)
+        return call is not None and self.only_if_unbuilt(call)
 
 
 def _arrives(crossing, kind: Kind, method: str) -> bool:

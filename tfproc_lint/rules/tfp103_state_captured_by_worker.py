@@ -184,7 +184,7 @@ class StateCapturedByWorker(Rule):
                     with mp.Pool(4) as pool:
                         return pool.map(self.act, observations)
             """,
-            ("TFP103",),
+            ("TFP103", "TFP201"),
         ),
         Example(
             """\
