@@ -15,6 +15,8 @@ a package `atlas` with sub-packages that look like a real ML project's, and a fe
     train_*.py         entry scripts: they start the runtime through calls into the package, then make
                        settings and start workers through calls (cross-module work for the project
                        layer: callers, constructors, settings), and near misses (spawn, the setting first)
+    tools/             one-file scripts that build a model and fork a pool in the same file (found
+                       file-local too); half of the worker modules also run TensorFlow themselves
 
 Nothing here imports the package: it is text that the linter reads.
 """
@@ -179,16 +181,30 @@ def make_net(width=WIDTH):
 
 def _worker_module(index: int) -> str:
     chain = index % CHAINS
+    # Half of the worker modules also run TensorFlow themselves (a task of their own, which the
+    # entry scripts do not call): each file alone names both TensorFlow and processes.
+    own_task = '''
+
+def local_task(seed):
+    noise = tf.random.stateless_normal((64, 64), seed=(seed, 0))
+    return float(tf.reduce_sum(tf.matmul(noise, noise)))
+
+
+def score_locally(seeds):
+    with mp.get_context("spawn").Pool(2) as pool:
+        return pool.map(local_task, seeds)
+''' if index % 2 else ""
+    tensorflow = "\nimport tensorflow as tf\n" if own_task else ""
     return f'''"""Workers {index}: pool tasks and processes that score batches through chain {chain}."""
 import multiprocessing as mp
-
+{tensorflow}
 from {PACKAGE}.chains.c{chain:02d}_0 import step_0
 from {PACKAGE}.utils.u{(index * 13) % UTILITY_MODULES:03d} import scale
 
 
 def task(seed):
     return step_0(scale([seed, seed + 1, seed + 2], 0.5))
-
+{own_task}
 
 def score_all(seeds):
     with mp.Pool(2) as pool:
@@ -287,6 +303,26 @@ if __name__ == "__main__":
     settings.configure()
     net = LazyNet3()
     print(workers.score_all(range(8)), net)
+'''
+    for number in range(4):
+        # One-file tools, as projects keep beside the package: the model and the workers in the same file.
+        scripts[f"tools/export_{number}.py"] = f'''"""Export tool {number}: the model, then a pool."""
+import multiprocessing
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+
+def shard_score(seed):
+    return float(tf.reduce_sum(tf.random.stateless_normal((32, 32), seed=(seed, {number}))))
+
+
+if __name__ == "__main__":
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(2)])
+    print(model(np.zeros((1, 8), dtype=np.float32)))
+    with multiprocessing.Pool(2) as pool:
+        print(pool.map(shard_score, range(4)))
 '''
     return scripts
 
