@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -168,7 +169,21 @@ class ImportEffects:
 
 
 def _calls_in(node: ast.AST) -> list[ast.Call]:
-    return [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    """The calls under `node`, in `ast.walk`'s order (breadth first, fields in order), without its
+    generators: a large project's import-time check walks every function of every module it reaches."""
+    calls = []
+    pending = deque([node])
+    while pending:
+        current = pending.popleft()
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+        if isinstance(current, ast.Call):
+            calls.append(current)
+    return calls
 
 
 def defines_state(tree: ast.Module, package: str | None) -> bool:
