@@ -10,6 +10,10 @@ from an empty working directory (so that no project configuration is picked up):
                                             before the rounds (in a cache folder of its own)
     tfproc-lint check --no-cache --no-project PATHS   each file alone (issue 29's budget: the
                                             project layer costs at most 1.15x on a cold run)
+    tfproc-lint check --no-cache LARGE, and with --no-project   a synthetic project package of
+                                            several hundred modules (benchmarks/large_project.py,
+                                            written to a temporary folder; issue 36's budget: the
+                                            project layer costs at most 2x on a cold run)
     flake8 --isolated --select TFP PATHS
     flake8 --isolated --select F PATHS      our plugin installed: flake8 runs every plugin, whatever
                                             --select says, so this includes our pre-filter
@@ -90,6 +94,7 @@ QUICK_SUBSET = ("keras/src/saving", "keras/src/trainers/data_adapters")
 COLD_LIMIT = 1.0  # `tfproc-lint check --no-cache` at most 1.0x `ruff check --select F,B --no-cache`
 WARM_LIMIT = 0.3  # a second `tfproc-lint check` (cache filled) at most 0.3x the same ruff
 PROJECT_LIMIT = 1.15  # cold, project analysis on, at most 1.15x the file-local run (issue 29)
+LARGE_PROJECT_LIMIT = 2.0  # the same on benchmarks/large_project.py's package: at most 2x (issue 36)
 PLUGIN_OVERHEAD_LIMIT = 0.05  # the flake8 plugin adds at most 5% to `flake8 --select F`
 WORST_CASE_LIMIT = 1.5  # full analysis of pre-filter candidates at most 1.5x a bare LibCST parse
 ONE_FILE_LIMIT = 5.5  # one small file with a finding, cold CLI: at most 5.5x pyflakes on it
@@ -299,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-flake8", action="store_true", help="skip the flake8 rows")
     parser.add_argument("--quick", action="store_true", help="one round on a small subset (a smoke test)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--no-large-project", action="store_true",
+                        help="skip the rows on the synthetic project package (benchmarks/large_project.py)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     if args.quick:
@@ -348,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
                 argv=base + ["check", "--no-cache", "--no-project", *roots]),
         ]
         run_command(Row("fill the cache", "", argv=rows[2].argv), cwd)  # untimed
+        large = large_project_rows(base, Path(cwd)) if not args.no_large_project else []
+        rows.extend(large)
         flake8_rows: list[Row] = []
         if not args.no_flake8 and importlib.util.find_spec("flake8") is not None:
             visible, hidable = flake8_plugin_check(cwd)
@@ -416,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                                 worst_lint)
         targets.extend(single_file_targets(single))
         targets.append(project_target(rows[0], rows[3]))
+        targets.append(large_project_target(large))
     finally:
         shutil.rmtree(cwd, ignore_errors=True)
 
@@ -517,6 +527,36 @@ def project_target(default_jobs: Row, file_local: Row) -> tuple[str, str, str]:
     ratio = default_jobs.median / file_local.median
     detail = f"{seconds(default_jobs.median)} s vs {seconds(file_local.median)} s (x{ratio:.2f})"
     return name, "PASS" if ratio <= PROJECT_LIMIT else "FAIL", detail
+
+
+def large_project_rows(linter: list[str], folder: Path) -> list[Row]:
+    """Cold runs on the synthetic project package, written under `folder`: the project layer on and off."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from large_project import project_files, write_large_project
+
+    root = str(write_large_project(folder))
+    modules = sum(name.endswith(".py") for name in project_files())
+    return [
+        Row("large project", "tfproc-lint check --no-cache LARGE", note=f"synthetic package, {modules} modules",
+            argv=linter + ["check", "--no-cache", root]),
+        Row("large project --no-project", "tfproc-lint check --no-cache --no-project LARGE",
+            note="the same, each file alone", argv=linter + ["check", "--no-cache", "--no-project", root]),
+    ]
+
+
+def large_project_target(large: list[Row]) -> tuple[str, str, str]:
+    """Issue 36's budget: on a project package of several hundred modules, the project layer costs
+    at most LARGE_PROJECT_LIMIT on a cold run."""
+    name = (f"cold `tfproc-lint check --no-cache` on a synthetic project package at most {LARGE_PROJECT_LIMIT}x "
+            "the same with `--no-project`")
+    if not large:
+        return name, "SKIP", "not measured: --no-large-project"
+    project, file_local = large
+    ratio = project.median / file_local.median
+    found = project.output.strip().splitlines()[-1:] or ["no output"]
+    detail = (f"{seconds(project.median)} s vs {seconds(file_local.median)} s (x{ratio:.2f}); "
+              f"{project.note}: {found[0]}")
+    return name, "PASS" if ratio <= LARGE_PROJECT_LIMIT else "FAIL", detail
 
 
 def check_targets(default_jobs: Row, one_job: Row, warm: Row, ruff: Row | None, flake8: dict[str, Row],

@@ -327,13 +327,50 @@ def test_benchmark_script_runs_in_quick_mode(tmp_path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     document = json.loads(output.read_text())
     names = {row["name"] for row in document["rows"]}
-    assert {"tfproc-lint", "tfproc-lint -j1", "tfproc-lint warm", "ast.parse", "libcst parse", "lint_source"} <= names
+    assert {"tfproc-lint", "tfproc-lint -j1", "tfproc-lint warm", "ast.parse", "libcst parse", "lint_source",
+            "large project", "large project --no-project"} <= names
     expected_files = len(list((ROOT / "fixtures" / "lint" / "TFP101").glob("*.py")))
     assert document["corpus"]["files"] == expected_files and not document["problems"]
-    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 7
+    assert [t["status"] in ("PASS", "FAIL", "SKIP") for t in document["targets"]] == [True] * 8
     single = [row["name"] for row in document["single_file"]]
     assert single[:4] == ["one file", "python start", "import libcst", "imports"]
     assert "| what |" in result.stdout
+
+
+def _large_project_module():
+    spec = importlib.util.spec_from_file_location("large_project", ROOT / "benchmarks" / "large_project.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_the_benchmarks_large_project_is_fixed_and_gets_its_findings_through_calls(tmp_path) -> None:
+    """benchmarks/large_project.py writes the same package on every run, several hundred modules,
+    whose entry scripts reach the runtime, the settings and the workers only through calls into the
+    package: the project layer finds TFP201 where the forking workers start and TFP402 at the late
+    setting helpers; the near misses (spawn, the settings first) and the numpy workers stay silent.
+    The one-file tools are found with and without the project layer."""
+    large_project = _large_project_module()
+    files = large_project.project_files()
+    assert files == large_project.project_files()
+    assert sum(name.endswith(".py") for name in files) >= 300
+    root = large_project.write_large_project(tmp_path)
+    findings = {}
+    for extra in ([], ["--no-project"]):
+        done = processes.run([sys.executable, "-m", "tfproc_lint.cli", "check", "--no-cache", "--format", "json",
+                              *extra, str(root)], cwd=tmp_path, capture_output=True, text=True, env=run_env(),
+                             timeout=300, check=False)
+        assert done.returncode in (0, 1), done.stderr[-3000:]
+        findings[bool(extra)] = {(Path(f["path"]).relative_to(root).as_posix(), f["code"])
+                                 for f in json.loads(done.stdout)["findings"]}
+    tools = {(f"tools/export_{number}.py", "TFP201") for number in range(4)}  # model and pool in one file
+    assert findings[True] == tools  # each file alone: only the one-file tools
+    scripts = {f"train_{number}.py" for number in range(6)}
+    assert {(name, "TFP402") for name in scripts} | tools <= findings[False]
+    forking = {name for name, code in findings[False] if code == "TFP201"} - {name for name, _ in tools}
+    assert forking == {"atlas/workers/w00.py", "atlas/workers/w10.py"}  # the chains that end in TensorFlow
+    assert not {name for name, _ in findings[False]} & {"train_spawn.py", "train_settings_first.py"}
 
 
 @pytest.mark.slow

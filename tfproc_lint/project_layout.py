@@ -55,11 +55,9 @@ class Layout:
         has no `__init__.py`) also finds its neighbours: run as `python tools/run.py`, its folder
         comes first on `sys.path`."""
         if importer is not None:
-            folder = Path(os.path.abspath(importer)).parent
-            if not _is_package(folder):
-                found = _module_path((folder,), name)
-                if found is not None:
-                    return found
+            found = _script_neighbour(os.path.dirname(os.path.abspath(importer)), name)
+            if found is not None:
+                return found
         return _module_path(self.sources, name)
 
     def package_of(self, path: Path | str) -> str | None:
@@ -78,7 +76,15 @@ def _is_package(folder: Path) -> bool:
     return (folder / "__init__.py").exists()
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=16384)
+def _script_neighbour(folder: str, name: str) -> Path | None:
+    """Module `name` beside a script outside any package (`folder` holds no `__init__.py`), or None.
+    Cached by the folder's text: a large project asks for every import of every module."""
+    directory = Path(folder)
+    return None if _is_package(directory) else _module_path((directory,), name)
+
+
+@functools.lru_cache(maxsize=16384)
 def _module_path(sources: tuple[Path, ...], name: str) -> Path | None:
     parts = name.split(".")
     if not all(part.isidentifier() for part in parts):
@@ -152,6 +158,7 @@ def read_source(path: Path | str) -> bytes:
 def clear_caches() -> None:
     """Forget what was looked up on disk (the editor server calls this when files appear)."""
     _module_path.cache_clear()
+    _script_neighbour.cache_clear()
     _is_package.cache_clear()
     _SCANS.clear()
     _layout_for_directory.cache_clear()
@@ -250,9 +257,11 @@ def _scan(target: Path, layout: Layout, names) -> tuple[bool, tuple[Path, ...]] 
             stat = os.stat(target)
         except OSError:
             return None
-        key = (target, layout, names, stat.st_mtime_ns, stat.st_size)
-        if key in _SCANS:
-            return _SCANS[key]
+        # The layout by its fields (a record's hash is worked out at each call): asked per import of every file.
+        key = (target, layout.root, layout.sources, names, stat.st_mtime_ns, stat.st_size)
+        known = _SCANS.get(key)
+        if known is not None:
+            return known
     try:
         imported = read_source(target).decode("utf-8", errors="replace")
     except OSError:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -90,7 +91,8 @@ class ImportEffects:
         acting: set[str] = set()  # names of the module whose call may act (its functions, globals)
         star = False
         definitions: dict[str, ast.AST] = {}
-        for node in import_time_nodes(tree.body):
+        nodes = list(import_time_nodes(tree.body))  # walked once: the loop below goes over them again
+        for node in nodes:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 # Importing a project module runs its top level (and its packages' first).
                 if any(self._imports_acting(module, path) for module in modules_run(node, package)):
@@ -118,23 +120,25 @@ class ImportEffects:
             return star and root not in _BUILTINS
 
         # A function or class of the module acts when its code calls something that acts (until no
-        # more are found); a global assigned from something that acts may act.
+        # more are found); a global assigned from something that acts may act. The calls of each are
+        # collected once, in the order `ast.walk` meets them, and asked in that order every round.
+        assignments = [(node, _calls_in(node.value)) for node in nodes
+                       if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None]
+        definition_calls = {name: _calls_in(node) for name, node in definitions.items()}
         changed = True
         while changed:
             changed = False
-            for node in import_time_nodes(tree.body):
-                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                    if any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node.value)) or (
-                            root_name(node.value) in acting):
-                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                        found = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
-                        changed |= not found <= acting
-                        acting |= found
-            for name, node in definitions.items():
-                if name not in acting and any(isinstance(n, ast.Call) and acts(n) for n in ast.walk(node)):
+            for node, calls in assignments:
+                if any(acts(n) for n in calls) or root_name(node.value) in acting:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    found = {n.id for target in targets for n in ast.walk(target) if isinstance(n, ast.Name)}
+                    changed |= not found <= acting
+                    acting |= found
+            for name, calls in definition_calls.items():
+                if name not in acting and any(acts(n) for n in calls):
                     acting.add(name)
                     changed = True
-        result = any(isinstance(node, ast.Call) and acts(node) for node in import_time_nodes(tree.body))
+        result = any(isinstance(node, ast.Call) and acts(node) for node in nodes)
         return ImportTimeEffects(result, frozenset(acting), star)
 
     def _name_acts(self, qualified: str, importer: Path) -> bool:
@@ -162,6 +166,24 @@ class ImportEffects:
     def _imports_acting(self, module: str, importer: Path) -> bool:
         target = self.layout.module_path(module, importer)
         return target is not None and self.of(target).acts
+
+
+def _calls_in(node: ast.AST) -> list[ast.Call]:
+    """The calls under `node`, in `ast.walk`'s order (breadth first, fields in order), without its
+    generators: a large project's import-time check walks every function of every module it reaches."""
+    calls = []
+    pending = deque([node])
+    while pending:
+        current = pending.popleft()
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, ast.AST):
+                pending.append(value)
+            elif isinstance(value, list):
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+        if isinstance(current, ast.Call):
+            calls.append(current)
+    return calls
 
 
 def defines_state(tree: ast.Module, package: str | None) -> bool:
