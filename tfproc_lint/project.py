@@ -42,6 +42,7 @@ from tfproc_lint.source import SourceError, decode, parse_guard
 MAX_PROJECTS = 16
 MAX_SUMMARY_DEPTH = 2  # summaries of summaries' imports are computed file by file
 MAX_CALLER_DEPTH = 2  # modules of a chain of calls whose callers are asked (callers of callers)
+MAX_REEXPORT_DEPTH = 2  # package `__init__` files between a module and the files that call it through them
 MAX_SCANNED_FILES = 20_000  # a project's files read to find its entry points' start methods
 
 
@@ -126,12 +127,30 @@ class Project:
         found: list[CallerStart] = []
         self._active_callers.add(target)
         try:
-            for file, _ in self._importer_files(target):
-                if file != target:
-                    found += self._calls_into(file, module)
+            for file in self._importers_through_packages(target):
+                found += self._calls_into(file, module)
         finally:
             self._active_callers.discard(target)
         return tuple(found)
+
+    def _importers_through_packages(self, target: Path) -> list[Path]:
+        """The files that import the module file `target`, and those that import a package
+        `__init__.py` importing it (`from pkg import Dispatcher` where `pkg/__init__.py` re-exports
+        it from `pkg/dispatch.py`), to `MAX_REEXPORT_DEPTH` packages: a call through the re-export
+        is located in `target`'s module by `calls_after_start`, other imports give nothing."""
+        found: list[Path] = []
+        seen, level = {target}, [target]
+        for _ in range(MAX_REEXPORT_DEPTH + 1):
+            packages = []
+            for module_file in level:
+                for file, _ in self._importer_files(module_file):
+                    if file not in seen:
+                        seen.add(file)
+                        found.append(file)
+                        if file.name == "__init__.py":
+                            packages.append(file)
+            level = packages
+        return found
 
     def _calls_into(self, file: Path, module: str) -> tuple[CallerStart, ...]:
         try:

@@ -8,9 +8,10 @@ its execution walk says TensorFlow's runtime may have started, each with that st
 
 From the called module (`caller_entries`): those calls, matched to the functions they run (a
 function, a class's constructor, a method called as `Class.method` or on an object the calling
-module made from the class), as the states the execution walk starts them from
-(`FileAnalysis.caller_walk`): a pool that such a function forks forks a parent whose runtime
-runs, though nothing in its own file started it.
+module made from the class, also one held in `self.attr`, as `project_calls.project_class_of`
+types it), as the states the execution walk starts them from (`FileAnalysis.caller_walk`): a pool
+that such a function forks forks a parent whose runtime runs, though nothing in its own file
+started it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfproc_lint.analysis.execution import RuntimeStart
+from tfproc_lint.analysis.project_calls import project_class_of
 from tfproc_lint.analysis.project_names import CallerStart, Effect, Place
 
 if TYPE_CHECKING:
@@ -40,10 +42,11 @@ def calls_after_start(analysis: "ModuleFacts") -> dict[str, tuple[CallerStart, .
         if started is None:
             continue
         func = site.node.func
-        made = analysis._imported_instance(func.value, site.scope, site.order) \
-            if isinstance(func, cst.Attribute) else None
-        if made is not None:  # a method called on an object made from a class of a project module
-            name = f"{made[1]}.{func.attr.value}"
+        if isinstance(func, cst.Attribute):  # a method called on an object of a project module's class
+            made = analysis._imported_instance(func.value, site.scope, site.order)
+            klass = made[1] if made is not None else project_class_of(analysis, func.value, site.scope, site.order)
+            if klass is not None:  # `self.attr.run()`: the constructor assigned `self.attr = Class(...)`
+                name = f"{klass}.{func.attr.value}"
         located = project.locate(name) if name else None
         if located is None or not located[1] or located in found:
             continue

@@ -101,6 +101,8 @@ class TensorFlowUsage:
                 return "runs a session"
             if receiver.kind is Kind.KERAS_MODEL and method in tensorflow.MODEL_RUNS:
                 return f"calls model.{method}()"
+            if not graph and method == "add" and self._adds_input_layer(receiver, call):
+                return "builds a Sequential model (add() of a layer with input_shape)"
             if receiver.kind is Kind.SAVED_MODEL:
                 return "calls a loaded SavedModel"
             if receiver.kind is Kind.ESTIMATOR and method in tensorflow.ESTIMATOR_RUNS:
@@ -218,6 +220,17 @@ class TensorFlowUsage:
             text = self.analysis.module.code_for_node(call)
             return "Input" in text or "input_shape" in text
         return False
+
+    @staticmethod
+    def _adds_input_layer(receiver, call: cst.Call) -> bool:
+        """`model.add(Dense(4, input_shape=(3,)))` on a `Sequential()`: the model builds its weights
+        at once (Keras 2 and 3), as `Sequential([Dense(4, input_shape=(3,))])` does."""
+        if receiver.kind is not Kind.KERAS_MODEL or receiver.detail not in tensorflow.KERAS_SEQUENTIAL:
+            return False
+        layer = argument(call, 0, "layer")
+        return isinstance(layer, cst.Call) and any(
+            arg.keyword is not None and arg.keyword.value == "input_shape" for arg in layer.args
+        )
 
     # per-task builders (TFP301) ---------------------------------------------------------------
     def builds_state(self, call: cst.Call) -> bool:
