@@ -225,6 +225,26 @@ def helper_settings(analysis: "FileAnalysis", kind: SettingKind) -> list[HelperS
     return found
 
 
+def late_helper_settings(analysis: "FileAnalysis", kind: SettingKind, made_before: set[str]):
+    """(helper call, runtime start) for each call of `helper_settings` that the runtime may have
+    started before, that no path reaches before the start, and whose setting was not also made
+    before the start, by a helper or here (`made_before`: names set here on a path before the
+    start): setting the same value again is accepted."""
+    helpers = helper_settings(analysis, kind)
+    if not helpers:
+        return []
+    walk = analysis.execution
+    made_before = made_before | {made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
+    late = []
+    for made in helpers:
+        started = walk.started_before(made.call)
+        if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
+                or made.setting.name in made_before:
+            continue
+        late.append((made, started))
+    return late
+
+
 def setting_related(setting: Setting) -> tuple[Place, str]:
     """The helper's setting, as a finding's related place."""
     return setting.place, f"the setting is made here: `{setting.spelled}`"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.project_names import SettingKind
-from tfproc_lint.analysis.settings import (configuration_calls, forked_after_start, helper_settings, setting_related,
-                                           worker_calls)
+from tfproc_lint.analysis.settings import (configuration_calls, forked_after_start, late_helper_settings,
+                                           setting_related, worker_calls)
 from tfproc_lint.analysis.start_methods import catches_runtime_error
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge.tensorflow import GPU_ONLY_CONFIGURATION, RUNTIME_CONFIGURATION
@@ -198,18 +198,10 @@ class ConfigurationAfterRuntimeStart(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         configs = dict(configuration_calls(analysis))
-        helpers = helper_settings(analysis, SettingKind.CONFIGURATION)
-        if not configs and not helpers:
-            return
-        walk = analysis.execution
         # Made before the runtime started too (here or by a helper): setting the same value again is accepted.
-        made_before = {name for call, name in configs.items() if walk.also_reached_before_start(call)} | {
-            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
-        for made in helpers:
-            started = walk.started_before(made.call)
-            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
-                    or made.setting.name in made_before:
-                continue
+        made_here_before = {name for call, name in configs.items()
+                            if analysis.execution.also_reached_before_start(call)}
+        for made, started in late_helper_settings(analysis, SettingKind.CONFIGURATION, made_here_before):
             setting = made.setting
             yield Report(
                 made.call,
@@ -218,6 +210,9 @@ class ConfigurationAfterRuntimeStart(Rule):
                 related=(setting_related(setting), (started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
             )
+        if not configs:
+            return
+        walk = analysis.execution
         reported = set()
         for call, name in configs.items():
             started = walk.started_before(call)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from tfproc_lint.analysis.outcomes import with_article
 from tfproc_lint.analysis.file_analysis import FileAnalysis
 from tfproc_lint.analysis.project_names import SettingKind
-from tfproc_lint.analysis.settings import (environment_settings, forked_after_start, helper_settings, setting_related,
-                                           worker_nodes)
+from tfproc_lint.analysis.settings import (environment_settings, forked_after_start, late_helper_settings,
+                                           setting_related, worker_nodes)
 from tfproc_lint.fixes.move_setting import MoveBeforeRuntimeStart
 from tfproc_lint.knowledge import environment
 from tfproc_lint.rules.base import Example, Finding, Report, Rule, finding, shown, worded
@@ -220,18 +220,10 @@ class EnvironmentAfterRuntimeStart(Rule):
 
     def check_file(self, analysis: FileAnalysis):
         settings = environment_settings(analysis)
-        helpers = helper_settings(analysis, SettingKind.ENVIRONMENT)
-        if not settings and not helpers:
-            return
-        walk = analysis.execution
         # Set before the runtime started too (here or by a helper): setting it again changes nothing.
-        made_before = {key for s in settings if walk.also_reached_before_start(s.node) for key in s.keys} | {
-            made.setting.name for made in helpers if walk.also_reached_before_start(made.call)}
-        for made in helpers:
-            started = walk.started_before(made.call)
-            if started is None or walk.also_reached_before_start(made.call) or walk.only_after_an_exception(made.call) \
-                    or made.setting.name in made_before:
-                continue
+        made_here_before = {key for s in settings if analysis.execution.also_reached_before_start(s.node)
+                            for key in s.keys}
+        for made, started in late_helper_settings(analysis, SettingKind.ENVIRONMENT, made_here_before):
             setting = made.setting
             yield Report(
                 made.call,
@@ -240,6 +232,9 @@ class EnvironmentAfterRuntimeStart(Rule):
                 related=(setting_related(setting), (started.call, f"TensorFlow runtime started here: {started.reason}"),
                          *analysis.tf.external_related(started.call)),
             )
+        if not settings:
+            return
+        walk = analysis.execution
         reported = set()
         for setting in settings:
             started = walk.started_before(setting.node)
